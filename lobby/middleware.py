@@ -1,0 +1,21 @@
+import zoneinfo
+
+from django.utils import timezone
+
+TIMEZONE_COOKIE = "tz"
+
+
+class ViewerTimezoneMiddleware:
+    """Show times in the viewer's own time zone, which the page's script stores in
+    a cookie; without it (first visit, no JavaScript) times are shown in UTC."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        name = request.COOKIES.get(TIMEZONE_COOKIE, "")
+        try:
+            timezone.activate(zoneinfo.ZoneInfo(name)) if name else timezone.deactivate()
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            timezone.deactivate()
+        return self.get_response(request)

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from lobby import views
+
+app_name = "lobby"
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
+]

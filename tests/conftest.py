@@ -1,0 +1,32 @@
+import pytest
+from django.core.cache import cache
+
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # The test cache is a real Redis database shared by every test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def player(db):
+    return UserFactory(username="alice", screen_name="Alice")
+
+
+@pytest.fixture
+def other_player(db):
+    return UserFactory(username="bob", screen_name="Bob")
+
+
+@pytest.fixture
+def staff(db):
+    return UserFactory(username="sam", screen_name="Sam", is_staff=True)
+
+
+@pytest.fixture
+def admin(db):
+    return UserFactory(username="ada", screen_name="Ada", is_staff=True, is_superuser=True)

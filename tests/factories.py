@@ -1,0 +1,49 @@
+from datetime import timedelta
+
+import factory
+from django.utils import timezone
+
+from accounts.models import User
+from tournaments.models import BlindLevel, BlindStructure, Tournament
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    screen_name = factory.LazyAttribute(lambda u: u.username.capitalize())
+    email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
+    password = factory.django.Password("correct horse battery")
+
+
+class BlindStructureFactory(factory.django.DjangoModelFactory):
+    """Twelve 20-minute levels unless told otherwise."""
+
+    class Meta:
+        model = BlindStructure
+
+    name = factory.Sequence(lambda n: f"Structure {n}")
+
+    @factory.post_generation
+    def levels(self, create, extracted, **kwargs):
+        if not create:
+            return
+        blinds = extracted or [(10 * 2**i, 20 * 2**i, 0, 20) for i in range(12)]
+        for position, (small, big, ante, minutes) in enumerate(blinds, start=1):
+            BlindLevel.objects.create(
+                structure=self, position=position, small_blind=small, big_blind=big, ante=ante, minutes=minutes
+            )
+
+
+class TournamentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Tournament
+
+    name = factory.Sequence(lambda n: f"Daily Freezeout {n}")
+    scheduled_start = factory.LazyFunction(lambda: timezone.now() + timedelta(hours=2))
+    blind_structure = factory.SubFactory(BlindStructureFactory)
+    buy_in = 1000
+    fee = 100
+    status = "registering"

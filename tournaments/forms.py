@@ -1,0 +1,87 @@
+"""The lobby's filters, shared by the lobby page and the API so both accept and
+refuse exactly the same input."""
+
+from datetime import timedelta
+
+from django import forms
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Greatest
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.models import TAG_FILTERS, BettingStructure, Game, Status, Tag, Tournament
+from wallet.models import Currency
+
+SORTS = {
+    "start": ("scheduled_start", "id"),
+    "name": ("name", "id"),
+    "buy_in": ("buy_in", "fee", "id"),
+    "entrants": ("entries_count", "id"),
+    "prize_pool": ("pool", "id"),
+    "status": ("status", "scheduled_start", "id"),
+}
+SORT_CHOICES = [(key, key) for key in SORTS] + [(f"-{key}", f"-{key}") for key in SORTS]
+# Finished and cancelled events stay in the default lobby this long after their start.
+RECENT = timedelta(hours=12)
+
+
+class LobbyFilterForm(forms.Form):
+    q = forms.CharField(label=_("Search"), required=False, max_length=80)
+    game = forms.ChoiceField(label=_("Game"), required=False, choices=[("", _("Any game")), *Game.choices])
+    limit = forms.ChoiceField(
+        label=_("Limit"), required=False, choices=[("", _("Any limit")), *BettingStructure.choices]
+    )
+    currency = forms.ChoiceField(
+        label=_("Currency"), required=False, choices=[("", _("Any currency")), *Currency.choices]
+    )
+    status = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("Active")), *Status.choices])
+    tag = forms.ChoiceField(label=_("Tag"), required=False, choices=[("", _("Any tag")), *Tag.choices])
+    buy_in_min = forms.DecimalField(
+        label=_("Buy-in from"), required=False, min_value=0, max_digits=12, decimal_places=2
+    )
+    buy_in_max = forms.DecimalField(label=_("Buy-in to"), required=False, min_value=0, max_digits=12, decimal_places=2)
+    sort = forms.ChoiceField(label=_("Sort"), required=False, choices=SORT_CHOICES)
+
+    def clean(self):
+        data = super().clean()
+        low, high = data.get("buy_in_min"), data.get("buy_in_max")
+        if low is not None and high is not None and low > high:
+            raise forms.ValidationError(_("The lowest buy-in cannot be above the highest."))
+        return data
+
+    def filter(self, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
+        """Apply the cleaned filters and the sort; call after is_valid()."""
+        data = self.cleaned_data
+        if data.get("q"):
+            queryset = queryset.filter(name__icontains=data["q"])
+        if data.get("game"):
+            queryset = queryset.filter(game=data["game"])
+        if data.get("limit"):
+            queryset = queryset.filter(betting=data["limit"])
+        if data.get("currency"):
+            queryset = queryset.filter(currency=data["currency"])
+        if data.get("status"):
+            queryset = queryset.filter(status=data["status"])
+        else:
+            queryset = queryset.filter(
+                ~Q(status__in=[Status.FINISHED, Status.CANCELLED]) | Q(scheduled_start__gte=timezone.now() - RECENT)
+            )
+        if data.get("tag"):
+            queryset = queryset.filter(TAG_FILTERS[data["tag"]])
+        # Buy-ins are typed in whole currency units and stored in minor units.
+        if data.get("buy_in_min") is not None:
+            queryset = queryset.filter(buy_in__gte=int(data["buy_in_min"] * 100))
+        if data.get("buy_in_max") is not None:
+            queryset = queryset.filter(buy_in__lte=int(data["buy_in_max"] * 100))
+        sort = data.get("sort") or "start"
+        fields = SORTS[sort.lstrip("-")]
+        if sort.startswith("-"):
+            fields = tuple(f"-{field}" for field in fields)
+        return queryset.annotate(pool=Greatest(F("prize_contributions"), F("guarantee"))).order_by(*fields)
+
+    def error_message(self) -> str:
+        """All problems in one sentence per field, for a 400 response."""
+        return " ".join(
+            f"{self.fields[name].label if name in self.fields else ''}: {' '.join(messages)}".lstrip(": ")
+            for name, messages in self.errors.items()
+        )

@@ -1,0 +1,292 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.rules.payouts import PrizeStructure as PrizeStructureRule
+from tournaments.rules.schedule import BreakKind, Level
+from wallet.models import Currency
+
+
+class Game(models.TextChoices):
+    HOLDEM = "holdem", _("Hold'em")
+    OMAHA = "omaha", _("Omaha")
+    OMAHA_HILO = "omaha_hilo", _("Omaha Hi/Lo 8 or better")
+
+
+class BettingStructure(models.TextChoices):
+    NO_LIMIT = "nl", _("No Limit")
+    POT_LIMIT = "pl", _("Pot Limit")
+    FIXED_LIMIT = "fl", _("Fixed Limit")
+
+
+class EntryKind(models.TextChoices):
+    CASH = "cash", _("Buy-in")
+    TMONEY = "tmoney", _("T-Money")
+    FREEROLL = "freeroll", _("Freeroll")
+    TICKET_ONLY = "ticket_only", _("Ticket only")
+
+
+class BreakPolicyKind(models.TextChoices):
+    NONE = BreakKind.NONE.value, _("No breaks")
+    SYNCHRONISED = BreakKind.SYNCHRONISED.value, _("Synchronised at :55")
+    INTERVAL = BreakKind.INTERVAL.value, _("Every N minutes of play")
+
+
+class PrizeStructure(models.TextChoices):
+    STANDARD = PrizeStructureRule.STANDARD.value, _("Standard (about 15% paid)")
+    TOP_HEAVY = PrizeStructureRule.TOP_HEAVY.value, _("Top heavy (about 10% paid)")
+    FLAT = PrizeStructureRule.FLAT.value, _("Flat (about 20% paid)")
+    WINNER_TAKES_ALL = PrizeStructureRule.WINNER_TAKES_ALL.value, _("Winner takes all")
+    SATELLITE = PrizeStructureRule.SATELLITE.value, _("Satellite seats")
+
+
+class BountyKind(models.TextChoices):
+    NONE = "none", _("None")
+    KNOCKOUT = "knockout", _("Knockout")
+    TEAM_PRO = "team_pro", _("Team Pro bounty")
+    FIXED = "fixed", _("Fixed bounty")
+
+
+class Speed(models.TextChoices):
+    REGULAR = "regular", _("Regular")
+    TURBO = "turbo", _("Turbo")
+    HYPER = "hyper", _("Hyper-turbo")
+
+
+class Status(models.TextChoices):
+    ANNOUNCED = "announced", _("Announced")
+    REGISTERING = "registering", _("Registering")
+    LATE_REGISTRATION = "late_registration", _("Late registration")
+    RUNNING = "running", _("Running")
+    ON_BREAK = "on_break", _("On break")
+    FINISHED = "finished", _("Finished")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class BlindStructure(models.Model):
+    """A reusable blind structure: ordered levels."""
+
+    name = models.CharField(_("name"), max_length=80, unique=True)
+    description = models.CharField(_("description"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def rule_levels(self) -> list[Level]:
+        return [level.as_rule() for level in self.levels.all()]
+
+
+class BlindLevel(models.Model):
+    structure = models.ForeignKey(BlindStructure, on_delete=models.CASCADE, related_name="levels")
+    position = models.PositiveSmallIntegerField(_("level"))
+    small_blind = models.PositiveBigIntegerField(_("small blind"))
+    big_blind = models.PositiveBigIntegerField(_("big blind"))
+    ante = models.PositiveBigIntegerField(_("ante"), default=0)
+    minutes = models.PositiveSmallIntegerField(_("minutes"))
+
+    class Meta:
+        ordering = ["structure", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["structure", "position"], name="blind_level_unique_position"),
+            models.CheckConstraint(condition=Q(big_blind__gt=models.F("small_blind")), name="big_blind_above_small"),
+            models.CheckConstraint(condition=Q(minutes__gt=0), name="level_minutes_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.small_blind}/{self.big_blind}"
+
+    def as_rule(self) -> Level:
+        return Level(self.small_blind, self.big_blind, self.ante, self.minutes)
+
+
+class Tournament(models.Model):
+    """An event as the lobby and Tournament Info show it (rule 3)."""
+
+    name = models.CharField(_("name"), max_length=120)
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices, default=Game.HOLDEM)
+    betting = models.CharField(
+        _("betting structure"), max_length=2, choices=BettingStructure.choices, default=BettingStructure.NO_LIMIT
+    )
+    speed = models.CharField(_("speed"), max_length=8, choices=Speed.choices, default=Speed.REGULAR)
+    deepstack = models.BooleanField(_("deepstack"), default=False)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.ANNOUNCED)
+
+    # Entry: buy-in to the prize pool, fee to the house, in minor units.
+    entry_kind = models.CharField(_("entry"), max_length=12, choices=EntryKind.choices, default=EntryKind.CASH)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices, default=Currency.EUR)
+    buy_in = models.PositiveBigIntegerField(_("buy-in"), default=0)
+    fee = models.PositiveBigIntegerField(_("fee"), default=0)
+
+    starting_stack = models.PositiveBigIntegerField(_("starting stack"), default=10000)
+    table_size = models.PositiveSmallIntegerField(_("players per table"), default=9)
+    min_entrants = models.PositiveIntegerField(_("minimum entrants"), default=2)
+    max_entrants = models.PositiveIntegerField(_("maximum entrants"), default=1000)
+
+    scheduled_start = models.DateTimeField(_("scheduled start"), db_index=True)
+    registration_opens_at = models.DateTimeField(
+        _("registration opens"), null=True, blank=True, help_text=_("Empty: as soon as the event is announced.")
+    )
+    blind_structure = models.ForeignKey(
+        BlindStructure, on_delete=models.PROTECT, related_name="tournaments", verbose_name=_("blind structure")
+    )
+
+    # Breaks (rule 17).
+    break_policy = models.CharField(
+        _("breaks"), max_length=16, choices=BreakPolicyKind.choices, default=BreakPolicyKind.SYNCHRONISED
+    )
+    break_minutes = models.PositiveSmallIntegerField(_("break length (minutes)"), default=5)
+    break_interval_minutes = models.PositiveSmallIntegerField(_("minutes of play between breaks"), default=60)
+    addon_break_minutes = models.PositiveSmallIntegerField(
+        _("add-on break (minutes)"), default=0, help_text=_("Synchronised breaks: extra break when rebuys end.")
+    )
+
+    # Late registration (rule 9) and unregistration (rule 10).
+    late_registration_minutes = models.PositiveSmallIntegerField(_("late registration (minutes)"), default=20)
+    extended_late_registration_minutes = models.PositiveSmallIntegerField(
+        _("extended late registration (minutes)"), null=True, blank=True
+    )
+    late_registration_closes_at_first_elimination = models.BooleanField(
+        _("late registration closes at the first elimination"), default=False
+    )
+    unregistration_deadline_minutes = models.PositiveSmallIntegerField(
+        _("unregistration closes (minutes before start)"), default=5
+    )
+    unregistration_allowed = models.BooleanField(_("unregistration allowed"), default=True)
+
+    # Rebuys and add-on: the price goes to the prize pool, the fee to the house.
+    rebuy_price = models.PositiveBigIntegerField(_("rebuy price"), default=0)
+    rebuy_fee = models.PositiveBigIntegerField(_("rebuy fee"), default=0)
+    rebuy_chips = models.PositiveBigIntegerField(_("rebuy chips"), default=0)
+    rebuy_limit = models.PositiveSmallIntegerField(_("rebuys per player"), null=True, blank=True)
+    rebuy_levels = models.PositiveSmallIntegerField(_("rebuy period (levels)"), default=0)
+    addon_price = models.PositiveBigIntegerField(_("add-on price"), default=0)
+    addon_fee = models.PositiveBigIntegerField(_("add-on fee"), default=0)
+    addon_chips = models.PositiveBigIntegerField(_("add-on chips"), default=0)
+
+    # Prizes (rule 7) and bounties (rules 24-28).
+    prize_structure = models.CharField(
+        _("prize structure"), max_length=20, choices=PrizeStructure.choices, default=PrizeStructure.STANDARD
+    )
+    guarantee = models.PositiveBigIntegerField(_("guaranteed prize pool"), default=0)
+    bounty_kind = models.CharField(_("bounty"), max_length=10, choices=BountyKind.choices, default=BountyKind.NONE)
+    bounty_amount = models.PositiveBigIntegerField(_("bounty amount"), default=0)
+
+    # Satellites (rule 10): seats into another event.
+    satellite_target = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="satellites",
+        verbose_name=_("satellite target"),
+    )
+    satellite_seats = models.PositiveIntegerField(_("guaranteed seats"), default=0)
+
+    # Deals (rule 23).
+    deals_allowed = models.BooleanField(_("deals allowed"), default=True)
+    deal_leave_for_winner = models.PositiveBigIntegerField(_("amount left for the winner in a deal"), default=0)
+
+    heads_up = models.BooleanField(_("heads-up"), default=False)
+    shootout = models.BooleanField(_("shootout"), default=False)
+
+    # Kept by the registration services under the tournament's row lock.
+    entries_count = models.PositiveIntegerField(_("entrants"), default=0)
+    prize_contributions = models.PositiveBigIntegerField(_("prize pool contributions"), default=0)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["scheduled_start", "id"]
+        indexes = [models.Index(fields=["status", "scheduled_start"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(table_size__gte=2) & Q(table_size__lte=10), name="table_size_2_to_10"),
+            models.CheckConstraint(
+                condition=Q(max_entrants__gte=models.F("min_entrants")), name="max_entrants_at_least_min"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def prize_pool(self) -> int:
+        return max(self.prize_contributions, self.guarantee)
+
+    @property
+    def is_rebuy(self) -> bool:
+        return self.rebuy_chips > 0
+
+    @property
+    def has_addon(self) -> bool:
+        return self.addon_chips > 0
+
+    @property
+    def tags(self) -> list[str]:
+        return tournament_tags(
+            bounty_kind=self.bounty_kind,
+            satellite_target_id=self.satellite_target_id,
+            rebuy_chips=self.rebuy_chips,
+            speed=self.speed,
+            heads_up=self.heads_up,
+            deepstack=self.deepstack,
+        )
+
+
+class Tag(models.TextChoices):
+    KNOCKOUT = "knockout", _("Knockout")
+    SATELLITE = "satellite", _("Satellite")
+    REBUY = "rebuy", _("Rebuy")
+    TURBO = "turbo", _("Turbo")
+    HYPER = "hyper", _("Hyper-turbo")
+    HEADS_UP = "heads_up", _("Heads-up")
+    DEEPSTACK = "deepstack", _("Deepstack")
+
+
+TAG_FILTERS = {
+    Tag.KNOCKOUT: ~Q(bounty_kind=BountyKind.NONE),
+    Tag.SATELLITE: Q(satellite_target__isnull=False),
+    Tag.REBUY: Q(rebuy_chips__gt=0),
+    Tag.TURBO: Q(speed__in=[Speed.TURBO, Speed.HYPER]),
+    Tag.HYPER: Q(speed=Speed.HYPER),
+    Tag.HEADS_UP: Q(heads_up=True),
+    Tag.DEEPSTACK: Q(deepstack=True),
+}
+
+
+def tournament_tags(*, bounty_kind, satellite_target_id, rebuy_chips, speed, heads_up, deepstack) -> list[str]:
+    """The lobby's tags, from the fields TAG_FILTERS query on."""
+    tags = []
+    if bounty_kind != BountyKind.NONE:
+        tags.append(Tag.KNOCKOUT)
+    if satellite_target_id:
+        tags.append(Tag.SATELLITE)
+    if rebuy_chips:
+        tags.append(Tag.REBUY)
+    if speed == Speed.HYPER:
+        tags.append(Tag.HYPER)
+    elif speed == Speed.TURBO:
+        tags.append(Tag.TURBO)
+    if heads_up:
+        tags.append(Tag.HEADS_UP)
+    if deepstack:
+        tags.append(Tag.DEEPSTACK)
+    return tags
+
+
+class Entry(models.Model):
+    """A player's one entry in a tournament (rule 9)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="entries")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="entries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "player"], name="one_entry_per_player")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.tournament}"

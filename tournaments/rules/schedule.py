@@ -1,0 +1,185 @@
+"""Levels, breaks (rule 17) and deadlines (rules 9, 10): the clock's arithmetic.
+
+Times are aware datetimes; durations are whole minutes. The level clock stops
+during breaks, so a level interrupted by a break ends that much later on the wall
+clock. After the last level of the structure, that level goes on until the end.
+"""
+
+import itertools
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+
+class BreakKind(StrEnum):
+    NONE = "none"
+    # A break at 55 minutes past every hour, measured on the wall clock.
+    SYNCHRONISED = "synchronised"
+    # A break after every `interval_minutes` of play.
+    INTERVAL = "interval"
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    small_blind: int
+    big_blind: int
+    ante: int
+    minutes: int
+
+
+@dataclass(frozen=True, slots=True)
+class BreakPolicy:
+    kind: BreakKind = BreakKind.NONE
+    minutes: int = 5
+    interval_minutes: int = 60
+    # Synchronised breaks only: an extra add-on break when the rebuy period ends.
+    addon_break_minutes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledLevel:
+    number: int
+    level: Level
+    starts_at: datetime
+    ends_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledBreak:
+    starts_at: datetime
+    ends_at: datetime
+    addon: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    levels: tuple[ScheduledLevel, ...]
+    breaks: tuple[ScheduledBreak, ...]
+
+
+SYNCHRONISED_MINUTE = 55
+
+
+def next_synchronised_break(after: datetime) -> datetime:
+    """The first hh:55 strictly after `after` (rule 17: started 07:25, break 07:55)."""
+    candidate = after.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0)
+    if candidate <= after:
+        candidate += timedelta(hours=1)
+    return candidate
+
+
+def validate_levels(levels: list[Level]) -> list[str]:
+    """What is wrong with a blind structure, in words an admin understands."""
+    problems = []
+    if not levels:
+        problems.append("A blind structure needs at least one level.")
+    for number, level in enumerate(levels, start=1):
+        if level.small_blind <= 0:
+            problems.append(f"Level {number}: the small blind must be positive.")
+        if level.big_blind <= level.small_blind:
+            problems.append(f"Level {number}: the big blind must be larger than the small blind.")
+        if level.ante < 0:
+            problems.append(f"Level {number}: the ante cannot be negative.")
+        if level.minutes <= 0:
+            problems.append(f"Level {number}: a level lasts at least one minute.")
+    for number, (before, after) in enumerate(itertools.pairwise(levels), start=2):
+        if after.big_blind <= before.big_blind or after.small_blind < before.small_blind:
+            problems.append(f"Level {number}: blinds must increase from one level to the next.")
+        if after.ante < before.ante:
+            problems.append(f"Level {number}: the ante cannot go down.")
+    return problems
+
+
+def build_schedule(
+    *,
+    start: datetime,
+    levels: list[Level],
+    policy: BreakPolicy,
+    addon_after_level: int | None = None,
+) -> Schedule:
+    """Every level's start and end and every break, for the whole blind structure.
+
+    `addon_after_level` is the last level of the rebuy period: with synchronised
+    breaks and an add-on break, that break follows it (merged into a :55 break
+    that starts at the same instant).
+    """
+    scheduled_levels: list[ScheduledLevel] = []
+    breaks: list[ScheduledBreak] = []
+    now = start
+    played = timedelta()  # play time on the level clock since the start
+    next_interval_break = timedelta(minutes=policy.interval_minutes)
+    level_end_played = timedelta()
+
+    for number, level in enumerate(levels, start=1):
+        level_starts = now
+        level_end_played += timedelta(minutes=level.minutes)
+        while True:
+            level_end_wall = now + (level_end_played - played)
+            break_at = _next_break_at(policy, now, played, next_interval_break, inclusive=False)
+            if break_at is None or break_at >= level_end_wall:
+                break
+            played += break_at - now
+            breaks.append(ScheduledBreak(break_at, break_at + timedelta(minutes=policy.minutes)))
+            now = break_at + timedelta(minutes=policy.minutes)
+            if policy.kind is BreakKind.INTERVAL:
+                next_interval_break += timedelta(minutes=policy.interval_minutes)
+        played = level_end_played
+        now = level_end_wall
+        scheduled_levels.append(ScheduledLevel(number, level, level_starts, now))
+        if number == len(levels):
+            break
+        # A break due exactly at the level's end starts now, before the next level.
+        break_at = _next_break_at(policy, now, played, next_interval_break, inclusive=True)
+        addon_due = (
+            policy.kind is BreakKind.SYNCHRONISED and policy.addon_break_minutes > 0 and number == addon_after_level
+        )
+        minutes = 0
+        if break_at == now:
+            minutes += policy.minutes
+            if policy.kind is BreakKind.INTERVAL:
+                next_interval_break += timedelta(minutes=policy.interval_minutes)
+        if addon_due:
+            minutes += policy.addon_break_minutes
+        if minutes:
+            breaks.append(ScheduledBreak(now, now + timedelta(minutes=minutes), addon=addon_due))
+            now += timedelta(minutes=minutes)
+    return Schedule(tuple(scheduled_levels), tuple(breaks))
+
+
+def _next_break_at(
+    policy: BreakPolicy, now: datetime, played: timedelta, next_interval_break: timedelta, *, inclusive: bool
+) -> datetime | None:
+    if policy.kind is BreakKind.SYNCHRONISED:
+        if inclusive and now == now.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0):
+            return now
+        return next_synchronised_break(now)
+    if policy.kind is BreakKind.INTERVAL:
+        return now + (next_interval_break - played)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    registration_opens_at: datetime | None
+    unregistration_closes_at: datetime | None  # None: unregistration is not allowed
+    late_registration_closes_at: datetime
+
+
+def deadlines(
+    *,
+    start: datetime,
+    registration_opens_at: datetime | None,
+    late_registration_minutes: int,
+    extended_late_registration_minutes: int | None,
+    unregistration_deadline_minutes: int,
+    unregistration_allowed: bool,
+) -> Deadlines:
+    """When registration opens, when unregistration and late registration close."""
+    late_minutes = max(late_registration_minutes, extended_late_registration_minutes or 0)
+    return Deadlines(
+        registration_opens_at=registration_opens_at,
+        unregistration_closes_at=(
+            start - timedelta(minutes=unregistration_deadline_minutes) if unregistration_allowed else None
+        ),
+        late_registration_closes_at=start + timedelta(minutes=late_minutes),
+    )

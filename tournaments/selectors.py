@@ -1,0 +1,63 @@
+"""Reads: what the lobby, Tournament Info and the API show."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from tournaments.models import Tournament
+from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
+from tournaments.rules.schedule import BreakKind, BreakPolicy, Deadlines, Schedule, build_schedule, deadlines
+
+
+def tournament_schedule(tournament: Tournament) -> Schedule:
+    """Levels with their start times and the break schedule (rule 17)."""
+    return build_schedule(
+        start=tournament.scheduled_start,
+        levels=tournament.blind_structure.rule_levels(),
+        policy=BreakPolicy(
+            kind=BreakKind(tournament.break_policy),
+            minutes=tournament.break_minutes,
+            interval_minutes=tournament.break_interval_minutes,
+            addon_break_minutes=tournament.addon_break_minutes if tournament.has_addon else 0,
+        ),
+        addon_after_level=tournament.rebuy_levels or None,
+    )
+
+
+def tournament_deadlines(tournament: Tournament) -> Deadlines:
+    return deadlines(
+        start=tournament.scheduled_start,
+        registration_opens_at=tournament.registration_opens_at,
+        late_registration_minutes=tournament.late_registration_minutes,
+        extended_late_registration_minutes=tournament.extended_late_registration_minutes,
+        unregistration_deadline_minutes=tournament.unregistration_deadline_minutes,
+        unregistration_allowed=tournament.unregistration_allowed,
+    )
+
+
+@dataclass(frozen=True)
+class Payouts:
+    pool: int
+    places: list[int]
+    provisional: bool
+
+
+def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
+    """The payout table for the current entrants; provisional until registration
+    and the rebuy period are over (rule 7)."""
+    pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
+    seat_value = None
+    if tournament.satellite_target_id:
+        target = tournament.satellite_target
+        seat_value = target.buy_in + target.fee + target.bounty_amount
+    places = payout_table(
+        structure=PrizeStructure(tournament.prize_structure),
+        entrants=tournament.entries_count,
+        pool=pool,
+        seat_value=seat_value,
+    )
+    schedule = tournament_schedule(tournament)
+    registration_over = now >= tournament_deadlines(tournament).late_registration_closes_at
+    rebuys_over = not tournament.rebuy_levels or (
+        tournament.rebuy_levels <= len(schedule.levels) and now >= schedule.levels[tournament.rebuy_levels - 1].ends_at
+    )
+    return Payouts(pool=pool, places=places, provisional=not (registration_over and rebuys_over))
