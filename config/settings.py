@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "channels",
     "accounts",
@@ -182,6 +183,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Public read API of the poker room's tournaments.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Served from our own static files: the portal needs no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # HTTPS hardening; HTTPS=0 turns it off for plain-HTTP test servers.
