@@ -1,0 +1,332 @@
+"""A realistic room to browse: people with money, blind structures and 40+ events.
+
+Everything goes through the services (deposits through the ledger, entries through
+registration), so the demo's books balance like production's.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+
+from accounts.models import User
+from tournaments.models import (
+    BettingStructure,
+    BlindLevel,
+    BlindStructure,
+    BountyKind,
+    BreakPolicyKind,
+    EntryKind,
+    Game,
+    PrizeStructure,
+    Speed,
+    Status,
+    Tournament,
+)
+from tournaments.services import entry_register, tournament_advance
+from wallet.models import Currency
+from wallet.services import deposit_create
+
+
+@dataclass(frozen=True)
+class Login:
+    username: str
+    password: str
+    role: str
+    balances: dict[str, int] = field(default_factory=dict)
+
+
+LOGINS = [
+    Login("admin", "admin-demo", "admin"),
+    Login("staff", "staff-demo", "staff"),
+    Login("alice", "alice-demo", "player", {"EUR": 50_000, "TMY": 2_500}),
+    Login("bob", "bob-demo", "player", {"EUR": 12_000, "USD": 30_000}),
+    Login("carla", "carla-demo", "player", {"DKK": 250_000, "EUR": 2_000}),
+    Login("dmitri", "dmitri-demo", "player", {"USD": 100_000, "TMY": 10_000}),
+]
+BOTS = 300
+
+
+def _levels(first_big: int, count: int, minutes: int, ante_from: int = 4) -> list[tuple[int, int, int, int]]:
+    """A typical ~25% per level progression, rounded to chip-friendly values."""
+    levels, big = [], first_big
+    for number in range(1, count + 1):
+        nice = _round_blind(big)
+        ante = _round_blind(nice // 8) if number >= ante_from else 0
+        levels.append((nice // 2, nice, ante, minutes))
+        big = max(int(big * 1.3), nice + 2)
+    return levels
+
+
+def _round_blind(value: int) -> int:
+    for step in (1000, 500, 100, 50, 10, 2):
+        if value >= step * 10:
+            return value - value % step
+    return max(2, value - value % 2)
+
+
+STRUCTURES = {
+    "Regular 12-minute": ("Standard online structure, 12-minute levels.", _levels(20, 24, 12)),
+    "Deepstack 20-minute": ("Slow structure for deep stacks, 20-minute levels.", _levels(20, 24, 20)),
+    "Turbo 6-minute": ("Turbo: 6-minute levels.", _levels(20, 20, 6)),
+    "Hyper-turbo 3-minute": ("Hyper-turbo: 3-minute levels, antes from level 3.", _levels(20, 20, 3, ante_from=3)),
+    "Heads-up 10-minute": ("Heads-up matches, 10-minute levels, no antes.", _levels(20, 16, 10, ante_from=99)),
+    "Fixed Limit 10-minute": ("Fixed Limit: blinds are half the small bet.", _levels(20, 18, 10, ante_from=99)),
+}
+
+
+def demo_load(*, now: datetime) -> None:
+    """Create the demo room. Call on an empty database only."""
+    with transaction.atomic():
+        people = _create_people()
+        structures = _create_structures()
+        events = _create_events(now=now, structures=structures)
+        _register_bots(events=events, bots=people["bots"], now=now)
+        for event in events:
+            tournament_advance(tournament_id=event.pk, now=now)
+
+
+def _create_people() -> dict:
+    for login in LOGINS:
+        user = User(
+            username=login.username,
+            screen_name=login.username.capitalize(),
+            email=f"{login.username}@demo.example",
+            is_staff=login.role in ("staff", "admin"),
+            is_superuser=login.role == "admin",
+            country="DK" if login.username in ("carla", "staff") else "GB",
+        )
+        user.set_password(login.password)
+        user.save()
+        for currency, amount in login.balances.items():
+            deposit_create(
+                user=user, currency=currency, amount=amount, idempotency_key=f"demo:{login.username}:{currency}"
+            )
+    bots = []
+    for number in range(1, BOTS + 1):
+        bot = User(username=f"bot{number:03d}", screen_name=_bot_name(number), email=f"bot{number:03d}@demo.example")
+        bot.set_unusable_password()
+        bots.append(bot)
+    bots = User.objects.bulk_create(bots)
+    for bot in bots:
+        for currency in (Currency.EUR, Currency.USD, Currency.DKK, Currency.TMONEY):
+            deposit_create(
+                user=bot, currency=currency, amount=500_000, idempotency_key=f"demo:{bot.username}:{currency}"
+            )
+    return {"bots": bots}
+
+
+NAMES = ["Ace", "River", "Nuts", "Fish", "Shark", "Bluff", "Flop", "Turn", "Kicker", "Donk", "Grinder", "Rounder"]
+
+
+def _bot_name(number: int) -> str:
+    return f"{NAMES[number % len(NAMES)]}{NAMES[(number // len(NAMES)) % len(NAMES)]}{number}"
+
+
+def _create_structures() -> dict[str, BlindStructure]:
+    structures = {}
+    for name, (description, levels) in STRUCTURES.items():
+        structure = BlindStructure.objects.create(name=name, description=description)
+        BlindLevel.objects.bulk_create(
+            BlindLevel(structure=structure, position=i, small_blind=sb, big_blind=bb, ante=ante, minutes=minutes)
+            for i, (sb, bb, ante, minutes) in enumerate(levels, start=1)
+        )
+        structures[name] = structure
+    return structures
+
+
+def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> list[Tournament]:
+    base = now.replace(second=0, microsecond=0)
+
+    def at(minutes: int) -> datetime:
+        return base + timedelta(minutes=minutes)
+
+    regular, deep = structures["Regular 12-minute"], structures["Deepstack 20-minute"]
+    turbo, hyper = structures["Turbo 6-minute"], structures["Hyper-turbo 3-minute"]
+    heads_up, fixed = structures["Heads-up 10-minute"], structures["Fixed Limit 10-minute"]
+    sunday = _event(
+        dict(
+            name="Sunday Major €50,000 GTD",
+            scheduled_start=at(2 * 24 * 60 + 60),
+            blind_structure=deep,
+            buy_in=10_000,
+            fee=900,
+            guarantee=5_000_000,
+            max_entrants=5000,
+            starting_stack=50_000,
+            deepstack=True,
+            late_registration_minutes=20,
+            extended_late_registration_minutes=120,
+            unregistration_deadline_minutes=10,
+            deal_leave_for_winner=250_000,
+        )
+    )
+    specs = [
+        # Starting within minutes of the demo's start, to watch the clock move.
+        dict(name="Kick-off Freezeout €5", scheduled_start=at(3), blind_structure=regular, buy_in=500, fee=50),
+        dict(
+            name="Early Turbo €2",
+            scheduled_start=at(5),
+            blind_structure=turbo,
+            buy_in=200,
+            fee=20,
+            speed=Speed.TURBO,
+            break_policy=BreakPolicyKind.NONE,
+        ),
+        dict(
+            name="Hyper Sprint €1",
+            scheduled_start=at(8),
+            blind_structure=hyper,
+            buy_in=100,
+            fee=10,
+            speed=Speed.HYPER,
+            break_policy=BreakPolicyKind.NONE,
+            max_entrants=180,
+        ),
+        dict(
+            name="Knockout Starter €10+€10",
+            scheduled_start=at(12),
+            blind_structure=regular,
+            buy_in=1000,
+            bounty_kind=BountyKind.KNOCKOUT,
+            bounty_amount=1000,
+            fee=200,
+        ),
+        # Already under way.
+        dict(name="Morning Freezeout €10", scheduled_start=at(-9), blind_structure=regular, buy_in=1000, fee=100),
+        dict(
+            name="Deepstack Marathon €20",
+            scheduled_start=at(-75),
+            blind_structure=deep,
+            buy_in=2000,
+            fee=180,
+            deepstack=True,
+            starting_stack=30_000,
+        ),
+        dict(
+            name="Rebuy Madness €3",
+            scheduled_start=at(-30),
+            blind_structure=regular,
+            buy_in=300,
+            fee=30,
+            rebuy_price=300,
+            rebuy_fee=30,
+            rebuy_chips=10_000,
+            rebuy_levels=5,
+            addon_price=300,
+            addon_fee=30,
+            addon_chips=15_000,
+            addon_break_minutes=3,
+            late_registration_minutes=60,
+        ),
+        # Announced: registration opens later.
+        dict(
+            name="Monday Warm-up €20",
+            scheduled_start=at(3 * 24 * 60),
+            blind_structure=regular,
+            buy_in=2000,
+            fee=200,
+            registration_opens_at=at(24 * 60),
+        ),
+    ]
+    events = [sunday, *(_event(spec) for spec in specs)]
+    for hours, buy_in, fee in [(2, 1000, 100), (6, 500, 50), (26, 1000, 100), (30, 2200, 200)]:
+        events.append(
+            _event(
+                dict(
+                    name=f"Sunday Major Satellite €{buy_in // 100}",
+                    scheduled_start=at(hours * 60),
+                    blind_structure=turbo,
+                    buy_in=buy_in,
+                    fee=fee,
+                    speed=Speed.TURBO,
+                    satellite_target=sunday,
+                    satellite_seats=3,
+                    prize_structure=PrizeStructure.SATELLITE,
+                    break_policy=BreakPolicyKind.NONE,
+                    unregistration_allowed=hours > 6,
+                )
+            )
+        )
+    # A day-and-a-half of the regular schedule, in three currencies and every game.
+    variations = [
+        dict(name="Hold'em Classic €{b}", game=Game.HOLDEM, betting=BettingStructure.NO_LIMIT),
+        dict(name="PLO Grind €{b}", game=Game.OMAHA, betting=BettingStructure.POT_LIMIT),
+        dict(name="Omaha Hi/Lo 8 or Better €{b}", game=Game.OMAHA_HILO, betting=BettingStructure.POT_LIMIT),
+        dict(name="Fixed Limit Hold'em €{b}", game=Game.HOLDEM, betting=BettingStructure.FIXED_LIMIT, structure=fixed),
+        dict(name="Turbo Knockout €{b}", bounty_kind=BountyKind.KNOCKOUT, speed=Speed.TURBO, structure=turbo),
+        dict(
+            name="Heads-up Duel €{b}",
+            heads_up=True,
+            table_size=2,
+            max_entrants=64,
+            structure=heads_up,
+            break_policy=BreakPolicyKind.NONE,
+            deals_allowed=False,
+        ),
+        dict(
+            name="Nordic Deepstack {b} kr.",
+            currency=Currency.DKK,
+            deepstack=True,
+            structure=deep,
+            break_policy=BreakPolicyKind.INTERVAL,
+            break_interval_minutes=60,
+        ),
+        dict(name="Dollar Daily ${b}", currency=Currency.USD),
+        dict(name="T-Money Tuesday T${b}", entry_kind=EntryKind.TMONEY, currency=Currency.TMONEY),
+        dict(name="Freeroll €{g} added", entry_kind=EntryKind.FREEROLL, guarantee=10_000, max_entrants=2000),
+        dict(name="Shootout €{b}", shootout=True, table_size=6, max_entrants=36, deals_allowed=False),
+        dict(
+            name="6-Max Hyper €{b}", table_size=6, speed=Speed.HYPER, structure=hyper, break_policy=BreakPolicyKind.NONE
+        ),
+    ]
+    buy_ins = [100, 250, 500, 1100, 2200, 5500]
+    for number in range(30):
+        variation = dict(variations[number % len(variations)])
+        structure = variation.pop("structure", regular)
+        buy_in = buy_ins[number % len(buy_ins)]
+        if variation.get("currency") == Currency.DKK:
+            buy_in *= 7
+        if variation.get("entry_kind") == EntryKind.FREEROLL:
+            buy_in = 0
+        name = variation.pop("name").format(b=buy_in // 100, g=100)
+        spec = {
+            "guarantee": buy_in * 50 if number % 4 == 0 else 0,
+            **variation,
+        }
+        spec.update(
+            name=name,
+            scheduled_start=at(25 + number * 55),
+            blind_structure=structure,
+            buy_in=buy_in,
+            fee=buy_in // 10,
+        )
+        if spec.get("bounty_kind") == BountyKind.KNOCKOUT:
+            spec["bounty_amount"] = buy_in
+        events.append(_event(spec))
+    return events
+
+
+def _event(spec: dict) -> Tournament:
+    # Every event takes its registrations first; the clock then sets the status due.
+    return Tournament.objects.create(status=Status.REGISTERING, **spec)
+
+
+def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime) -> None:
+    for index, event in enumerate(events):
+        if event.scheduled_start > now + timedelta(hours=30):
+            share = 0.02
+        elif event.scheduled_start > now + timedelta(hours=3):
+            share = 0.05
+        else:
+            share = 0.25
+        wanted = min(event.max_entrants, max(2, int(len(bots) * share * (1 + index % 3) / 2)))
+        if event.registration_opens_at and event.registration_opens_at > now:
+            continue
+        currency = Currency.TMONEY if event.entry_kind == EntryKind.TMONEY else event.currency
+        for bot in bots[index : index + wanted] + bots[: max(0, index + wanted - len(bots))]:
+            # Idempotent: a bot's first entry in a currency brings its bankroll.
+            deposit_create(
+                user=bot, currency=currency, amount=500_000, idempotency_key=f"demo:{bot.username}:{currency}"
+            )
+            entry_register(tournament_id=event.pk, player=bot, now=now)
