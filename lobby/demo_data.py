@@ -47,31 +47,56 @@ LOGINS = [
 BOTS = 300
 
 
-def _levels(first_big: int, count: int, minutes: int, ante_from: int = 4) -> list[tuple[int, int, int, int]]:
-    """A typical ~25% per level progression, rounded to chip-friendly values."""
-    levels, big = [], first_big
-    for number in range(1, count + 1):
-        nice = _round_blind(big)
-        ante = _round_blind(nice // 8) if number >= ante_from else 0
-        levels.append((nice // 2, nice, ante, minutes))
-        big = max(int(big * 1.3), nice + 2)
+# Big blinds as rooms print them: each step roughly 25% above the last.
+BIG_BLINDS = [
+    20,
+    30,
+    40,
+    50,
+    60,
+    80,
+    100,
+    120,
+    150,
+    200,
+    250,
+    300,
+    400,
+    500,
+    600,
+    800,
+    1000,
+    1200,
+    1500,
+    2000,
+    2500,
+    3000,
+    4000,
+    5000,
+    6000,
+    8000,
+    10000,
+    12000,
+    15000,
+    20000,
+]
+
+
+def _levels(count: int, minutes: int, ante_from: int = 4) -> list[tuple[int, int, int, int]]:
+    levels = []
+    for number, big in enumerate(BIG_BLINDS[:count], start=1):
+        ante = max(5, big // 40 * 5) if number >= ante_from else 0
+        levels.append((big // 2, big, ante, minutes))
     return levels
 
 
-def _round_blind(value: int) -> int:
-    for step in (1000, 500, 100, 50, 10, 2):
-        if value >= step * 10:
-            return value - value % step
-    return max(2, value - value % 2)
-
-
 STRUCTURES = {
-    "Regular 12-minute": ("Standard online structure, 12-minute levels.", _levels(20, 24, 12)),
-    "Deepstack 20-minute": ("Slow structure for deep stacks, 20-minute levels.", _levels(20, 24, 20)),
-    "Turbo 6-minute": ("Turbo: 6-minute levels.", _levels(20, 20, 6)),
-    "Hyper-turbo 3-minute": ("Hyper-turbo: 3-minute levels, antes from level 3.", _levels(20, 20, 3, ante_from=3)),
-    "Heads-up 10-minute": ("Heads-up matches, 10-minute levels, no antes.", _levels(20, 16, 10, ante_from=99)),
-    "Fixed Limit 10-minute": ("Fixed Limit: blinds are half the small bet.", _levels(20, 18, 10, ante_from=99)),
+    "Regular 12-minute": ("Standard online structure, 12-minute levels.", _levels(24, 12)),
+    "Deepstack 20-minute": ("Slow structure for deep stacks, 20-minute levels.", _levels(24, 20)),
+    "Turbo 6-minute": ("Turbo: 6-minute levels.", _levels(20, 6)),
+    "Hyper-turbo 3-minute": ("Hyper-turbo: 3-minute levels, antes from level 3.", _levels(20, 3, ante_from=3)),
+    "Heads-up 10-minute": ("Heads-up matches, 10-minute levels, no antes.", _levels(16, 10, ante_from=99)),
+    "Fixed Limit 10-minute": ("Fixed Limit: blinds are half the small bet.", _levels(18, 10, ante_from=99)),
 }
 
 
@@ -286,10 +311,10 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
         structure = variation.pop("structure", regular)
         buy_in = buy_ins[number % len(buy_ins)]
         if variation.get("currency") == Currency.DKK:
-            buy_in *= 7
+            buy_in *= 75
         if variation.get("entry_kind") == EntryKind.FREEROLL:
             buy_in = 0
-        name = variation.pop("name").format(b=buy_in // 100, g=100)
+        name = variation.pop("name").format(b=f"{buy_in / 100:.2f}".removesuffix(".00"), g=100)
         spec = {
             "guarantee": buy_in * 50 if number % 4 == 0 else 0,
             **variation,
