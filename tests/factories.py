@@ -23,6 +23,7 @@ class BlindStructureFactory(factory.django.DjangoModelFactory):
 
     class Meta:
         model = BlindStructure
+        skip_postgeneration_save = True
 
     name = factory.Sequence(lambda n: f"Structure {n}")
 
