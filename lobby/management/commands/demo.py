@@ -32,7 +32,7 @@ class Command(BaseCommand):
         if Tournament.objects.exists():
             self.stdout.write("Reusing the demo data already in the database.")
         else:
-            self.stdout.write("Loading the demo room (people, wallets, 40+ tournaments)...")
+            self.stdout.write("Loading the demo room: people, wallets, 40+ tournaments (about half a minute)...")
             demo_load(now=timezone.now())
         if no_serve:
             self._print_logins(f"http://{host}:{port}/")
