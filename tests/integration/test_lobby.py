@@ -1,0 +1,141 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import BlindStructureFactory, TournamentFactory
+
+
+@pytest.fixture
+def structure(db):
+    return BlindStructureFactory()
+
+
+def lobby_names(response) -> list[str]:
+    html = response.content.decode()
+    names = []
+    for chunk in html.split('<td class="name">')[1:]:
+        names.append(chunk.split(">", 1)[1].split("</a>", 1)[0])
+    return names
+
+
+@pytest.fixture
+def field(structure):
+    now = timezone.now()
+    make = TournamentFactory
+    make(name="Plain Holdem", blind_structure=structure, buy_in=1000, scheduled_start=now + timedelta(hours=1))
+    make(
+        name="Omaha Night",
+        blind_structure=structure,
+        game="omaha",
+        betting="pl",
+        scheduled_start=now + timedelta(hours=2),
+    )
+    make(name="Dollar Daily", blind_structure=structure, currency="USD", scheduled_start=now + timedelta(hours=3))
+    make(name="Bounty Hunter", blind_structure=structure, bounty_kind="knockout", bounty_amount=500)
+    make(name="High Roller", blind_structure=structure, buy_in=100_000, guarantee=10_000_000)
+    make(name="Micro Turbo", blind_structure=structure, buy_in=100, speed="turbo")
+    make(name="Running Now", blind_structure=structure, status="running", scheduled_start=now - timedelta(minutes=30))
+    make(name="Old Final", blind_structure=structure, status="finished", scheduled_start=now - timedelta(days=2))
+    make(name="Just Cancelled", blind_structure=structure, status="cancelled", scheduled_start=now - timedelta(hours=1))
+
+
+@pytest.mark.usefixtures("field")
+class TestLobby:
+    def test_lobby_lists_active_and_recent_events_and_hides_old_finished_ones(self, client):
+        names = lobby_names(client.get("/"))
+        assert "Plain Holdem" in names
+        assert "Running Now" in names
+        assert "Just Cancelled" in names  # players must see that it was cancelled
+        assert "Old Final" not in names
+
+    def test_default_order_is_by_start_time(self, client):
+        names = lobby_names(client.get("/"))
+        assert names.index("Running Now") < names.index("Plain Holdem") < names.index("Omaha Night")
+
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("game=omaha", ["Omaha Night"]),
+            ("limit=pl", ["Omaha Night"]),
+            ("currency=USD", ["Dollar Daily"]),
+            ("status=running", ["Running Now"]),
+            ("status=finished", ["Old Final"]),
+            ("tag=knockout", ["Bounty Hunter"]),
+            ("tag=turbo", ["Micro Turbo"]),
+            ("q=roller", ["High Roller"]),
+            ("buy_in_min=500", ["High Roller"]),
+            ("buy_in_max=1.50", ["Micro Turbo"]),
+        ],
+    )
+    def test_each_filter_narrows_the_list(self, client, query, expected):
+        assert lobby_names(client.get(f"/?{query}")) == expected
+
+    def test_sorting_by_prize_pool_descending_puts_the_guarantee_first(self, client):
+        assert lobby_names(client.get("/?sort=-prize_pool"))[0] == "High Roller"
+
+    def test_htmx_request_gets_only_the_results_fragment(self, client):
+        response = client.get("/?game=omaha", headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert "<html" not in body
+        assert lobby_names(response) == ["Omaha Night"]
+
+    def test_filter_links_keep_an_href_for_browsers_without_javascript(self, client):
+        body = client.get("/?game=omaha").content.decode()
+        assert 'href="?game=omaha&amp;sort=-start"' in body or 'href="?game=omaha&amp;sort=start"' in body
+
+    @pytest.mark.parametrize(
+        ("query", "message"),
+        [
+            ("game=chess", "chess is not one of the available choices"),
+            ("buy_in_min=abc", "Enter a number"),
+            ("buy_in_min=10&buy_in_max=5", "cannot be above"),
+            ("sort=bogus", "bogus is not one of the available choices"),
+            ("buy_in_min=-5", "greater than or equal to 0"),
+        ],
+    )
+    def test_invalid_filters_get_a_400_with_a_message(self, client, query, message):
+        response = client.get(f"/?{query}")
+        assert response.status_code == 400
+        assert message in response.content.decode()
+
+    def test_page_beyond_the_end_shows_the_last_page(self, client):
+        response = client.get("/?page=999")
+        assert response.status_code == 200
+        assert "Plain Holdem" in lobby_names(response)
+
+    def test_shows_buy_in_fee_bounty_entrants_and_guarantee(self, client):
+        body = client.get("/?q=bounty").content.decode()
+        assert "€10 + €5 + €1" in body
+        body = client.get("/?q=roller").content.decode()
+        assert "€1,000 + €1" in body
+        assert "GTD €100,000" in body
+        assert "0 / 1000" in body
+
+
+def test_lobby_paginates_fifty_a_page(client, structure):
+    start = timezone.now() + timedelta(hours=1)
+    for number in range(60):
+        TournamentFactory(
+            name=f"Event {number:02d}", blind_structure=structure, scheduled_start=start + timedelta(minutes=number)
+        )
+    first = client.get("/")
+    assert len(lobby_names(first)) == 50
+    assert "Page 1 of 2" in first.content.decode()
+    second = client.get("/?page=2")
+    assert lobby_names(second) == [f"Event {number:02d}" for number in range(50, 60)]
+
+
+def test_times_are_shown_in_the_viewers_time_zone(client, structure):
+    start = timezone.now().replace(hour=7, minute=25, second=0, microsecond=0) + timedelta(days=2)
+    TournamentFactory(name="Morning", blind_structure=structure, scheduled_start=start)
+    assert ", 07:25" in client.get("/").content.decode()
+    client.cookies["tz"] = "Asia/Kolkata"  # UTC+5:30 all year
+    assert ", 12:55" in client.get("/").content.decode()
+
+
+def test_an_unknown_time_zone_cookie_falls_back_to_utc(client, structure):
+    TournamentFactory(blind_structure=structure)
+    client.cookies["tz"] = "Mars/Olympus_Mons"
+    assert client.get("/").status_code == 200
