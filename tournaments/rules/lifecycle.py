@@ -4,7 +4,7 @@ Only time-driven statuses are decided here; finishing and cancelling are decided
 by play and by staff.
 """
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tournaments.rules.schedule import Schedule
 
@@ -28,12 +28,19 @@ def status_at(
 ) -> str:
     if current in FINAL:
         return current
-    if now < start:
-        if registration_opens_at is None or now >= registration_opens_at:
+    # Compare instants: two times in the same zone compare by wall clock, which is
+    # wrong in the hour repeated when DST ends.
+    now = _instant(now)
+    if now < _instant(start):
+        if registration_opens_at is None or now >= _instant(registration_opens_at):
             return REGISTERING
         return ANNOUNCED
-    if any(b.starts_at <= now < b.ends_at for b in schedule.breaks):
+    if any(_instant(b.starts_at) <= now < _instant(b.ends_at) for b in schedule.breaks):
         return ON_BREAK
-    if late_registration_open and now < late_registration_closes_at:
+    if late_registration_open and now < _instant(late_registration_closes_at):
         return LATE_REGISTRATION
     return RUNNING
+
+
+def _instant(moment: datetime) -> datetime:
+    return moment.astimezone(UTC) if moment.tzinfo is not None else moment

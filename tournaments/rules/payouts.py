@@ -4,6 +4,7 @@ Money is in minor units. Every split ends with a largest-remainder rounding and 
 exact sum check, so the places always add up to the pool.
 """
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -54,13 +55,19 @@ def largest_remainder(total: int, weights: list[Fraction]) -> list[int]:
     Each part is rounded down, then the leftover units go one by one to the
     largest remainders (ties to the earlier part).
     """
-    weight_sum = sum(weights)
-    if total < 0 or weight_sum <= 0:
-        raise ValueError("cannot split a negative total or by zero weights")
-    exact = [total * w / weight_sum for w in weights]
-    parts = [int(x) for x in exact]
+    fractions = [Fraction(w) for w in weights]
+    if total < 0 or not any(fractions) or any(w < 0 for w in fractions):
+        raise ValueError("cannot split a negative total or by zero or negative weights")
+    # Integer arithmetic on a common denominator: exact whatever the weights are
+    # (integer chip counts divided as floats would lose units on large totals), and
+    # fast, where summing a thousand Fractions reduces each partial sum.
+    common = math.lcm(*(w.denominator for w in fractions))
+    scaled = [w.numerator * (common // w.denominator) for w in fractions]
+    weight_sum = sum(scaled)
+    split = [divmod(total * weight, weight_sum) for weight in scaled]
+    parts = [quotient for quotient, _ in split]
     leftover = total - sum(parts)
-    by_remainder = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
+    by_remainder = sorted(range(len(split)), key=lambda i: (-split[i][1], i))
     for i in by_remainder[:leftover]:
         parts[i] += 1
     assert sum(parts) == total
@@ -77,8 +84,14 @@ def payout_table(*, structure: PrizeStructure, entrants: int, pool: int, seat_va
     if paid == 1:
         return [pool]
     steepness = CURVES[structure].steepness
-    weights = [Fraction(1) / _power(place, steepness) for place in range(1, paid + 1)]
-    return largest_remainder(pool, weights)
+    weights = [_weight(place, steepness) for place in range(1, paid + 1)]
+    prizes = largest_remainder(pool, weights)
+    if prizes[-1] == 0 and pool >= paid:
+        # Every paid place cashes: a small pool spread over many places rounds the
+        # bottom shares down to nothing, so then each place first gets one unit and
+        # the rest is split by the curve. Still non-increasing and exact.
+        prizes = [1 + part for part in largest_remainder(pool - paid, weights)]
+    return prizes
 
 
 def _satellite_table(*, pool: int, seat_value: int | None) -> list[int]:
@@ -91,9 +104,13 @@ def _satellite_table(*, pool: int, seat_value: int | None) -> list[int]:
     return table
 
 
-def _power(base: int, exponent: Fraction) -> Fraction:
+def _weight(place: int, steepness: Fraction) -> Fraction:
+    """The curve's share of `place`, 1 / place**steepness, up to a common factor."""
+    if steepness.denominator == 1:
+        return Fraction(1, place**steepness.numerator)
     # Fractional exponents go through float once; the weights only need to be ordered
-    # and proportional, the exact split comes from largest_remainder.
-    if exponent.denominator == 1:
-        return Fraction(base) ** exponent.numerator
-    return Fraction(float(base) ** float(exponent))
+    # and proportional, the exact split comes from largest_remainder. Take the float
+    # of the weight itself, not 1 / Fraction(float): a float's Fraction has a
+    # power-of-two denominator, so the common denominator of a thousand places stays
+    # small, where the inverses' odd denominators multiply out (seconds per table).
+    return Fraction(float(place) ** -float(steepness))

@@ -3,11 +3,17 @@
 Times are aware datetimes; durations are whole minutes. The level clock stops
 during breaks, so a level interrupted by a break ends that much later on the wall
 clock. After the last level of the structure, that level goes on until the end.
+
+Durations are real elapsed time: the arithmetic is done in UTC and the results are
+shown in the zone of the times given, so a level that spans a DST change still lasts
+its minutes. (Python adds a timedelta to a zoned datetime on the wall clock, which
+is an hour off across a DST change, and compares two times of the same zone by their
+wall clock, ignoring which side of the change they are on.)
 """
 
 import itertools
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 
 
@@ -61,11 +67,14 @@ SYNCHRONISED_MINUTE = 55
 
 
 def next_synchronised_break(after: datetime) -> datetime:
-    """The first hh:55 strictly after `after` (rule 17: started 07:25, break 07:55)."""
-    candidate = after.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0)
-    if candidate <= after:
-        candidate += timedelta(hours=1)
-    return candidate
+    """The first hh:55 strictly after `after` (rule 17: started 07:25, break 07:55).
+
+    The minute is read on `after`'s wall clock; the hour that follows is real time,
+    so across a DST change the next break is still an hour away, not two or none.
+    """
+    past_the_hour = timedelta(minutes=after.minute, seconds=after.second, microseconds=after.microsecond)
+    wait = (timedelta(minutes=SYNCHRONISED_MINUTE) - past_the_hour) % timedelta(hours=1)
+    return _later(after, wait or timedelta(hours=1))
 
 
 def validate_levels(levels: list[Level]) -> list[str]:
@@ -100,12 +109,17 @@ def build_schedule(
     """Every level's start and end and every break, for the whole blind structure.
 
     `addon_after_level` is the last level of the rebuy period: with synchronised
-    breaks and an add-on break, that break follows it (merged into a :55 break
-    that starts at the same instant).
+    breaks and an add-on break, that break follows it, merged with any :55 break
+    that falls while it is on (or as it ends) into one longer break.
     """
+    if policy.kind is BreakKind.INTERVAL and policy.interval_minutes <= 0:
+        # Otherwise the first break would be due again as soon as it ends, forever.
+        raise ValueError("interval breaks need at least one minute of play between them")
+    zone = start.tzinfo
+    break_length = timedelta(minutes=policy.minutes)
     scheduled_levels: list[ScheduledLevel] = []
     breaks: list[ScheduledBreak] = []
-    now = start
+    now = _utc(start)
     played = timedelta()  # play time on the level clock since the start
     next_interval_break = timedelta(minutes=policy.interval_minutes)
     level_end_played = timedelta()
@@ -115,47 +129,74 @@ def build_schedule(
         level_end_played += timedelta(minutes=level.minutes)
         while True:
             level_end_wall = now + (level_end_played - played)
-            break_at = _next_break_at(policy, now, played, next_interval_break, inclusive=False)
+            break_at = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=False)
             if break_at is None or break_at >= level_end_wall:
                 break
             played += break_at - now
-            breaks.append(ScheduledBreak(break_at, break_at + timedelta(minutes=policy.minutes)))
-            now = break_at + timedelta(minutes=policy.minutes)
+            breaks.append(ScheduledBreak(_in_zone(break_at, zone), _in_zone(break_at + break_length, zone)))
+            now = break_at + break_length
             if policy.kind is BreakKind.INTERVAL:
                 next_interval_break += timedelta(minutes=policy.interval_minutes)
         played = level_end_played
         now = level_end_wall
-        scheduled_levels.append(ScheduledLevel(number, level, level_starts, now))
+        scheduled_levels.append(ScheduledLevel(number, level, _in_zone(level_starts, zone), _in_zone(now, zone)))
         if number == len(levels):
             break
         # A break due exactly at the level's end starts now, before the next level.
-        break_at = _next_break_at(policy, now, played, next_interval_break, inclusive=True)
+        break_at = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=True)
         addon_due = (
             policy.kind is BreakKind.SYNCHRONISED and policy.addon_break_minutes > 0 and number == addon_after_level
         )
-        minutes = 0
+        break_ends = now
         if break_at == now:
-            minutes += policy.minutes
+            break_ends += break_length
             if policy.kind is BreakKind.INTERVAL:
                 next_interval_break += timedelta(minutes=policy.interval_minutes)
         if addon_due:
-            minutes += policy.addon_break_minutes
-        if minutes:
-            breaks.append(ScheduledBreak(now, now + timedelta(minutes=minutes), addon=addon_due))
-            now += timedelta(minutes=minutes)
+            break_ends += timedelta(minutes=policy.addon_break_minutes)
+            # A :55 break due during the add-on break, or as it ends, is taken with
+            # it rather than skipped until the next hour.
+            due = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=False)
+            while due is not None and due <= break_ends:
+                break_ends = due + break_length
+                due = _next_break_at(policy, due, played, next_interval_break, zone=zone, inclusive=False)
+        if break_ends > now:
+            breaks.append(ScheduledBreak(_in_zone(now, zone), _in_zone(break_ends, zone), addon=addon_due))
+            now = break_ends
     return Schedule(tuple(scheduled_levels), tuple(breaks))
 
 
 def _next_break_at(
-    policy: BreakPolicy, now: datetime, played: timedelta, next_interval_break: timedelta, *, inclusive: bool
+    policy: BreakPolicy,
+    now: datetime,
+    played: timedelta,
+    next_interval_break: timedelta,
+    *,
+    zone: tzinfo | None,
+    inclusive: bool,
 ) -> datetime | None:
     if policy.kind is BreakKind.SYNCHRONISED:
-        if inclusive and now == now.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0):
+        local = _in_zone(now, zone)
+        if inclusive and local == local.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0):
             return now
-        return next_synchronised_break(now)
+        return _utc(next_synchronised_break(local))
     if policy.kind is BreakKind.INTERVAL:
         return now + (next_interval_break - played)
     return None
+
+
+def _utc(moment: datetime) -> datetime:
+    # Naive times (no zone) are taken as they are: there is no DST to get wrong.
+    return moment.astimezone(UTC) if moment.tzinfo is not None else moment
+
+
+def _in_zone(moment: datetime, zone: tzinfo | None) -> datetime:
+    return moment.astimezone(zone) if zone is not None else moment
+
+
+def _later(moment: datetime, delta: timedelta) -> datetime:
+    """`delta` of real time after `moment`, on `moment`'s clock."""
+    return _in_zone(_utc(moment) + delta, moment.tzinfo)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +220,7 @@ def deadlines(
     return Deadlines(
         registration_opens_at=registration_opens_at,
         unregistration_closes_at=(
-            start - timedelta(minutes=unregistration_deadline_minutes) if unregistration_allowed else None
+            _later(start, -timedelta(minutes=unregistration_deadline_minutes)) if unregistration_allowed else None
         ),
-        late_registration_closes_at=start + timedelta(minutes=late_minutes),
+        late_registration_closes_at=_later(start, timedelta(minutes=late_minutes)),
     )

@@ -61,7 +61,9 @@ class Command(BaseCommand):
             beat.start()
             self._print_logins(f"http://{host}:{port}/")
             try:
-                server.run()  # returns on Ctrl-C (SIGINT) or SIGTERM
+                server.run()
+            except KeyboardInterrupt:
+                pass  # uvicorn has already shut down gracefully and re-raises Ctrl-C
             finally:
                 beat.stop()
         self.stdout.write("Stopped.")

@@ -1,0 +1,118 @@
+"""The README's run command, run for real: SQLite, in-process worker, demo data."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def embedded_env(tmp_path) -> dict:
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "HTTPS"}
+    }
+    env.update(
+        SQLITE_PATH=str(tmp_path / "demo.sqlite3"), DJANGO_SETTINGS_MODULE="config.settings", CELERY_LOG_LEVEL="INFO"
+    )
+    return env
+
+
+def get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310  (our own local server)
+        return response.status, response.read().decode()
+
+
+def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> str:
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            if process.poll() is not None:
+                break
+            continue
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+    raise AssertionError(f"{text!r} did not appear; output was:\n{''.join(seen)}")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("demo")
+    port = free_port()
+    process = subprocess.Popen(  # noqa: S603  (our own manage.py)
+        [sys.executable, "manage.py", "demo", "--port", str(port)],
+        cwd=ROOT,
+        env=embedded_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        startup = wait_for_line(process, "Press Ctrl-C to stop.", timeout=180)
+        yield {"url": f"http://127.0.0.1:{port}/", "startup": startup, "process": process, "tmp_path": tmp_path}
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_demo_prints_the_url_and_logins_with_balances(demo):
+    assert "The poker room is open at http://127.0.0.1:" in demo["startup"]
+    for username in ("admin", "staff", "alice", "bob"):
+        assert f" {username} " in demo["startup"]
+    assert "balances: EUR 500.00" in demo["startup"]
+
+
+def test_demo_serves_the_lobby_info_api_and_static_files(demo):
+    status, lobby = get(demo["url"])
+    assert status == 200
+    assert "Sunday Major" in lobby
+    assert lobby.count('<td class="name">') >= 40
+    tournament_path = lobby.split('<td class="name"><a href="/', 1)[1].split('"', 1)[0]
+    status, info = get(demo["url"] + tournament_path)
+    assert status == 200
+    assert "Blind structure" in info
+    assert get(demo["url"] + "api/v1/tournaments/")[0] == 200
+    assert get(demo["url"] + "static/css/portal.css")[0] == 200
+    status, danish = get(demo["url"] + "da/")
+    assert status == 200
+    assert '<html lang="da">' in danish
+
+
+def test_demo_runs_the_clock_sweep_on_its_in_process_worker(demo):
+    # Beat sends the sweep every 5 seconds; the worker thread logs each success.
+    wait_for_line(demo["process"], "tournaments.tasks.tournaments_sweep", timeout=20)
+    wait_for_line(demo["process"], "succeeded", timeout=20)
+
+
+def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):
+    process = demo["process"]
+    process.send_signal(signal.SIGINT)
+    rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, rest
+    assert "Stopped." in rest
+    second = subprocess.run(
+        [sys.executable, "manage.py", "demo", "--no-serve"],
+        cwd=ROOT,
+        env=embedded_env(demo["tmp_path"]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "Reusing the demo data already in the database." in second.stdout
