@@ -1,12 +1,16 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.http import HttpResponse
-from django.urls import include, path
+from django.http import HttpResponse, JsonResponse
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+def api_not_found(request):
+    return JsonResponse({"code": "not_found", "message": "There is no such API address."}, status=404)
 
 
 urlpatterns = [
@@ -15,6 +19,7 @@ urlpatterns = [
     path("api/v1/", include("tournaments.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
     *i18n_patterns(path("", include("lobby.urls")), prefix_default_language=False),
 ]

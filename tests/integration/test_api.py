@@ -461,3 +461,10 @@ def test_docs_page_renders_from_our_own_static_files(client):
     page = response.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
     assert "/api/schema/" in page
+
+
+@pytest.mark.parametrize("path", ["/api/v1/tournaments/abc/", "/api/v1/nothing/", "/api/v2/tournaments/"])
+def test_unknown_api_addresses_get_a_json_404(client, db, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
