@@ -192,6 +192,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "GameEnum": "tournaments.models.Game",
+        "BountyKindEnum": "tournaments.models.BountyKind",
+    },
 }
 
 # HTTPS hardening; HTTPS=0 turns it off for plain-HTTP test servers.
