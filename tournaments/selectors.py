@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import QuerySet
+
 from tournaments.models import Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.schedule import BreakKind, BreakPolicy, Deadlines, Schedule, build_schedule, deadlines
@@ -61,3 +63,33 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
         tournament.rebuy_levels <= len(schedule.levels) and now >= schedule.levels[tournament.rebuy_levels - 1].ends_at
     )
     return Payouts(pool=pool, places=places, provisional=not (registration_over and rebuys_over))
+
+
+LOBBY_FIELDS = (
+    "id",
+    "name",
+    "game",
+    "betting",
+    "entry_kind",
+    "currency",
+    "buy_in",
+    "fee",
+    "bounty_amount",
+    "entries_count",
+    "max_entrants",
+    "pool",
+    "guarantee",
+    "status",
+    "scheduled_start",
+    "bounty_kind",
+    "satellite_target_id",
+    "rebuy_chips",
+    "speed",
+    "heads_up",
+    "deepstack",
+)
+
+
+def tournament_list_for_lobby(form) -> QuerySet:
+    """The lobby's rows as plain dicts, filtered and sorted by a valid LobbyFilterForm."""
+    return form.filter(Tournament.objects.all()).values(*LOBBY_FIELDS)
