@@ -1,6 +1,9 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.rules.payouts import PrizeStructure as PrizeStructureRule
@@ -102,6 +105,18 @@ class BlindLevel(models.Model):
     def as_rule(self) -> Level:
         return Level(self.small_blind, self.big_blind, self.ante, self.minutes)
 
+    def clean(self):
+        # Field errors here keep the form from also showing the constraint's bare name.
+        errors = {}
+        if self.small_blind == 0:
+            errors["small_blind"] = _("The small blind must be above 0.")
+        if self.small_blind is not None and self.big_blind is not None and self.big_blind <= self.small_blind:
+            errors["big_blind"] = _("The big blind must be larger than the small blind.")
+        if self.minutes == 0:
+            errors["minutes"] = _("A level lasts at least one minute.")
+        if errors:
+            raise ValidationError(errors)
+
 
 class Tournament(models.Model):
     """An event as the lobby and Tournament Info show it (rule 3)."""
@@ -122,7 +137,9 @@ class Tournament(models.Model):
     fee = models.PositiveBigIntegerField(_("fee"), default=0)
 
     starting_stack = models.PositiveBigIntegerField(_("starting stack"), default=10000)
-    table_size = models.PositiveSmallIntegerField(_("players per table"), default=9)
+    table_size = models.PositiveSmallIntegerField(
+        _("players per table"), default=9, validators=[MinValueValidator(2), MaxValueValidator(10)]
+    )
     min_entrants = models.PositiveIntegerField(_("minimum entrants"), default=2)
     max_entrants = models.PositiveIntegerField(_("maximum entrants"), default=1000)
 
@@ -212,6 +229,201 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self):
+        """The parameters must describe one event the room can run (rule 3); each
+        problem is attached to the field an admin has to change."""
+        start = self.scheduled_start
+        real_entry = self.entry_kind in (EntryKind.CASH, EntryKind.TMONEY)
+        paid = self.entry_kind != EntryKind.FREEROLL
+        target = self.satellite_target if self.satellite_target_id else None
+        target_is_self = target is not None and self.pk is not None and target.pk == self.pk
+        extended = self.extended_late_registration_minutes
+        checks = [
+            (
+                self._state.adding and start is not None and start <= timezone.now(),
+                "scheduled_start",
+                ValidationError(_("A new event must start in the future."), code="start_in_past"),
+            ),
+            (
+                start is not None and self.registration_opens_at is not None and self.registration_opens_at >= start,
+                "registration_opens_at",
+                ValidationError(_("Registration must open before the scheduled start."), code="opens_after_start"),
+            ),
+            (
+                self.min_entrants < 2,
+                "min_entrants",
+                ValidationError(_("A tournament needs at least 2 entrants."), code="min_entrants"),
+            ),
+            (
+                self.max_entrants < self.min_entrants,
+                "max_entrants",
+                ValidationError(
+                    _("The maximum cannot be below the minimum number of entrants (%(minimum)s)."),
+                    code="max_below_min",
+                    params={"minimum": self.min_entrants},
+                ),
+            ),
+            (
+                self.heads_up and self.table_size != 2,
+                "table_size",
+                ValidationError(_("A heads-up event seats 2 players per table."), code="heads_up_table_size"),
+            ),
+            (
+                self.entry_kind == EntryKind.CASH and self.currency == Currency.TMONEY,
+                "currency",
+                ValidationError(
+                    _("A buy-in is paid in real money: choose a currency other than T-Money."), code="cash_currency"
+                ),
+            ),
+            (
+                self.entry_kind == EntryKind.TMONEY and self.currency != Currency.TMONEY,
+                "currency",
+                ValidationError(_("A T-Money entry is paid in T-Money: choose T-Money."), code="tmoney_currency"),
+            ),
+            (
+                real_entry and self.buy_in == 0,
+                "buy_in",
+                ValidationError(
+                    _("A paid entry needs a buy-in above 0; make it a freeroll for free entry."), code="buy_in_zero"
+                ),
+            ),
+            (
+                self.entry_kind == EntryKind.FREEROLL and self.buy_in > 0,
+                "buy_in",
+                ValidationError(_("A freeroll has no buy-in."), code="freeroll_buy_in"),
+            ),
+            (
+                self.entry_kind == EntryKind.FREEROLL and self.fee > 0,
+                "fee",
+                ValidationError(_("A freeroll has no fee."), code="freeroll_fee"),
+            ),
+            (
+                self.break_policy != BreakPolicyKind.NONE and self.break_minutes == 0,
+                "break_minutes",
+                ValidationError(_("A break lasts at least one minute."), code="break_minutes"),
+            ),
+            (
+                self.break_policy == BreakPolicyKind.INTERVAL and self.break_interval_minutes == 0,
+                "break_interval_minutes",
+                ValidationError(_("Breaks every N minutes of play need N above 0."), code="break_interval_minutes"),
+            ),
+            (
+                self.addon_break_minutes > 0 and self.break_policy != BreakPolicyKind.SYNCHRONISED,
+                "addon_break_minutes",
+                ValidationError(
+                    _("An add-on break is only possible with breaks synchronised at :55 (rule 17)."),
+                    code="addon_break_policy",
+                ),
+            ),
+            (
+                self.addon_break_minutes > 0 and self.addon_chips == 0,
+                "addon_break_minutes",
+                ValidationError(_("An add-on break needs an add-on: set the add-on chips."), code="addon_break"),
+            ),
+            (
+                self.addon_break_minutes > 0 and self.rebuy_levels == 0,
+                "addon_break_minutes",
+                ValidationError(
+                    _("The add-on break comes when the rebuy period ends: set the rebuy period (levels)."),
+                    code="addon_break_period",
+                ),
+            ),
+            (
+                self.rebuy_chips > 0 and self.rebuy_levels == 0,
+                "rebuy_levels",
+                ValidationError(_("Rebuys need a rebuy period of at least one level."), code="rebuy_period"),
+            ),
+            (
+                paid and self.rebuy_chips > 0 and self.rebuy_price == 0,
+                "rebuy_price",
+                ValidationError(_("Rebuys in a paid event need a price above 0."), code="rebuy_price"),
+            ),
+            (
+                self.rebuy_chips == 0 and (self.rebuy_price > 0 or self.rebuy_fee > 0),
+                "rebuy_chips",
+                ValidationError(_("A rebuy price or fee needs rebuy chips."), code="rebuy_chips"),
+            ),
+            (
+                paid and self.addon_chips > 0 and self.addon_price == 0,
+                "addon_price",
+                ValidationError(_("An add-on in a paid event needs a price above 0."), code="addon_price"),
+            ),
+            (
+                self.addon_chips == 0 and (self.addon_price > 0 or self.addon_fee > 0),
+                "addon_chips",
+                ValidationError(_("An add-on price or fee needs add-on chips."), code="addon_chips"),
+            ),
+            (
+                target_is_self,
+                "satellite_target",
+                ValidationError(_("A satellite cannot be its own target."), code="satellite_self"),
+            ),
+            (
+                target is not None and not target_is_self and start is not None and target.scheduled_start <= start,
+                "satellite_target",
+                ValidationError(
+                    _("The target event must start after this satellite starts."), code="satellite_target_start"
+                ),
+            ),
+            (
+                self.satellite_seats > 0 and target is None,
+                "satellite_seats",
+                ValidationError(_("Guaranteed seats need a satellite target."), code="seats_without_target"),
+            ),
+            (
+                self.satellite_seats > 0 and self.prize_structure != PrizeStructure.SATELLITE,
+                "satellite_seats",
+                ValidationError(
+                    _("Guaranteed seats need the prize structure “%(structure)s”."),
+                    code="seats_prize_structure",
+                    params={"structure": PrizeStructure.SATELLITE.label},
+                ),
+            ),
+            (
+                self.prize_structure == PrizeStructure.SATELLITE and target is None,
+                "prize_structure",
+                ValidationError(
+                    _("Satellite seats are seats in another event: choose the satellite target."),
+                    code="satellite_structure_without_target",
+                ),
+            ),
+            (
+                self.bounty_kind != BountyKind.NONE and self.bounty_amount == 0,
+                "bounty_amount",
+                ValidationError(_("A bounty event needs a bounty amount above 0."), code="bounty_amount"),
+            ),
+            (
+                self.bounty_kind == BountyKind.NONE and self.bounty_amount > 0,
+                "bounty_amount",
+                ValidationError(
+                    _("Without a bounty the bounty amount must be 0; or choose the bounty type."), code="no_bounty"
+                ),
+            ),
+            (
+                not self.deals_allowed and self.deal_leave_for_winner > 0,
+                "deal_leave_for_winner",
+                ValidationError(
+                    _("An amount left for the winner only applies when deals are allowed (rule 23.5)."),
+                    code="deal_leave_without_deals",
+                ),
+            ),
+            (
+                extended is not None and extended <= self.late_registration_minutes,
+                "extended_late_registration_minutes",
+                ValidationError(
+                    _("Extended late registration must be longer than late registration (%(minutes)s minutes)."),
+                    code="extended_late_registration",
+                    params={"minutes": self.late_registration_minutes},
+                ),
+            ),
+        ]
+        errors: dict[str, list[ValidationError]] = {}
+        for failed, field, error in checks:
+            if failed:
+                errors.setdefault(field, []).append(error)
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def prize_pool(self) -> int:

@@ -1,0 +1,325 @@
+"""Where admins configure events: blind structures and tournaments (rule 3).
+
+Tournaments are saved and cloned through tournaments.services, so every edit leaves
+an audit row; status and the entry counters belong to the clock and the registration
+services and are read-only here.
+"""
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count
+from django.http import Http404, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from audit.services import audit_log
+from tournaments.models import BlindLevel, BlindStructure, EntryKind, Tournament
+from tournaments.rules.schedule import Level, validate_levels
+from tournaments.services import tournament_clone, tournament_save
+
+MONEY_FIELDS = frozenset(
+    {
+        "buy_in",
+        "fee",
+        "rebuy_price",
+        "rebuy_fee",
+        "addon_price",
+        "addon_fee",
+        "guarantee",
+        "bounty_amount",
+        "deal_leave_for_winner",
+    }
+)
+MONEY_HELP = _("In cents (minor units) of the event's currency: 1000 is 10.00.")
+# Entrants paid these terms; a refund or the prize pool must not see different ones.
+TERMS_FIXED_ONCE_ENTERED = ("entry_kind", "currency", "buy_in", "fee", "bounty_kind", "bounty_amount")
+CLONE_INTERVAL = timedelta(weeks=1)
+
+
+def money(amount: int) -> str:
+    """Minor units as a plain amount with two decimals, without floats."""
+    return f"{Decimal(amount) / 100:.2f}"
+
+
+def next_weekly_start(start: datetime, now: datetime) -> datetime:
+    """One week after `start`, or the first weekly repeat still ahead (a new event
+    must start in the future). Counted on the admin's wall clock, so a recurring
+    event keeps its local time across a daylight-saving change."""
+    weeks = max(1, (now - start) // CLONE_INTERVAL + 1)
+    return timezone.localtime(start) + weeks * CLONE_INTERVAL
+
+
+class BlindLevelFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        if any(self.errors):
+            # Each row's own problems first; the structure is judged once every row reads.
+            return
+        rows = [form.cleaned_data for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        positions = sorted(row["position"] for row in rows)
+        if positions != list(range(1, len(rows) + 1)):
+            # Tournament Info numbers levels 1, 2, 3...; the stored number must say the same.
+            raise ValidationError(
+                _("Number the levels 1 to %(count)s, each number once."),
+                code="level_numbers",
+                params={"count": len(rows)},
+            )
+        super().clean()
+        rows.sort(key=lambda row: row["position"])
+        problems = validate_levels(
+            [Level(row["small_blind"], row["big_blind"], row["ante"], row["minutes"]) for row in rows]
+        )
+        if problems:
+            raise ValidationError(problems)
+
+
+class BlindLevelInline(admin.TabularInline):
+    model = BlindLevel
+    formset = BlindLevelFormSet
+    fields = ("position", "small_blind", "big_blind", "ante", "minutes")
+    ordering = ("position",)
+
+    def get_extra(self, request, obj=None, **kwargs):
+        return 1 if obj else 10
+
+
+@admin.register(BlindStructure)
+class BlindStructureAdmin(admin.ModelAdmin):
+    list_display = ("name", "description", "level_count", "tournament_count")
+    search_fields = ("name", "description")
+    inlines = (BlindLevelInline,)
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                level_count=Count("levels", distinct=True),
+                tournament_count=Count("tournaments", distinct=True),
+            )
+        )
+
+    @admin.display(description=_("levels"), ordering="level_count")
+    def level_count(self, obj):
+        return obj.level_count
+
+    @admin.display(description=_("used by events"), ordering="tournament_count")
+    def tournament_count(self, obj):
+        return obj.tournament_count
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # Events using this structure change their clock with it: record who and what.
+        audit_log(
+            action="tournaments.blind_structure.changed" if change else "tournaments.blind_structure.created",
+            subject=form.instance,
+            actor=request.user,
+            data={
+                "fields": form.changed_data,
+                "levels": [
+                    [level.position, level.small_blind, level.big_blind, level.ante, level.minutes]
+                    for level in form.instance.levels.order_by("position")
+                ],
+            },
+        )
+
+
+class TournamentForm(forms.ModelForm):
+    # No Meta: ModelAdmin builds the form's fields from the fieldsets.
+
+    def add_error(self, field, error):
+        # A rule about a read-only field (the terms, once entrants paid them) would
+        # otherwise have no field to sit on; show it above the form, named.
+        if field is None and isinstance(error, ValidationError) and hasattr(error, "error_dict"):
+            shown: dict[str, list] = {}
+            for name, errors in error.error_dict.items():
+                if name == NON_FIELD_ERRORS or name in self.fields:
+                    shown.setdefault(name, []).extend(errors)
+                    continue
+                label = capfirst(Tournament._meta.get_field(name).verbose_name)
+                shown.setdefault(NON_FIELD_ERRORS, []).extend(
+                    f"{label}: {message}" for message in ValidationError(errors).messages
+                )
+            error = ValidationError(shown)
+        super().add_error(field, error)
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    form = TournamentForm
+    # Saving is the form's first submit button, so Enter saves rather than clones.
+    save_on_top = True
+    list_display = ("scheduled_start", "name", "game", "limit", "buy_in_display", "entrants", "status")
+    list_filter = ("status", "game", "betting", "currency", "entry_kind", "speed", "bounty_kind", "break_policy")
+    search_fields = ("name", "blind_structure__name")
+    date_hierarchy = "scheduled_start"
+    ordering = ("-scheduled_start",)
+    autocomplete_fields = ("blind_structure", "satellite_target")
+    readonly_fields = ("status", "entries_count", "prize_contributions", "entry_terms", "clone_button")
+    actions = ("clone_selected",)
+    fieldsets = (
+        (_("Event"), {"fields": ("name", "game", "betting", "scheduled_start", "status")}),
+        (_("Entry"), {"fields": ("entry_kind", "currency", "buy_in", "fee")}),
+        (
+            _("Structure"),
+            {"fields": ("starting_stack", "table_size", "blind_structure", "speed", "deepstack")},
+        ),
+        (
+            _("Breaks"),
+            {"fields": ("break_policy", "break_minutes", "break_interval_minutes", "addon_break_minutes")},
+        ),
+        (
+            _("Registration"),
+            {
+                "fields": (
+                    "registration_opens_at",
+                    ("min_entrants", "max_entrants", "entries_count"),
+                    "late_registration_minutes",
+                    "extended_late_registration_minutes",
+                    "late_registration_closes_at_first_elimination",
+                    "unregistration_allowed",
+                    "unregistration_deadline_minutes",
+                )
+            },
+        ),
+        (
+            _("Rebuys and add-on"),
+            {
+                "fields": (
+                    ("rebuy_price", "rebuy_fee", "rebuy_chips"),
+                    ("rebuy_limit", "rebuy_levels"),
+                    ("addon_price", "addon_fee", "addon_chips"),
+                )
+            },
+        ),
+        (
+            _("Prizes and bounties"),
+            {"fields": ("prize_structure", "guarantee", "prize_contributions", "bounty_kind", "bounty_amount")},
+        ),
+        (_("Satellite"), {"fields": ("satellite_target", "satellite_seats")}),
+        (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner")}),
+        (_("Formats"), {"fields": ("heads_up", "shootout")}),
+    )
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if formfield is not None and db_field.name in MONEY_FIELDS:
+            formfield.help_text = MONEY_HELP
+        return formfield
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        if obj is not None and obj.entries_count > 0:
+            fields = (*fields, *TERMS_FIXED_ONCE_ENTERED)
+        return fields
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return super().get_fieldsets(request, obj)
+        (event, event_options), (entry, entry_options), *rest = super().get_fieldsets(request, obj)
+        # Stored amounts are minor units; show what players read beside them.
+        entry_options = {**entry_options, "fields": (*entry_options["fields"], "entry_terms")}
+        if self.can_clone(request, obj):
+            event_options = {**event_options, "fields": (*event_options["fields"], "clone_button")}
+        return ((event, event_options), (entry, entry_options), *rest)
+
+    @admin.display(description=_("limit"), ordering="betting")
+    def limit(self, obj):
+        return obj.get_betting_display()
+
+    @admin.display(description=_("buy-in"), ordering="buy_in")
+    def buy_in_display(self, obj):
+        if obj.entry_kind == EntryKind.FREEROLL:
+            return _("Freeroll")
+        terms = f"{money(obj.buy_in)} + {money(obj.fee)} {obj.get_currency_display()}"
+        if obj.entry_kind == EntryKind.TICKET_ONLY:
+            return _("%(terms)s, ticket only") % {"terms": terms}
+        return terms
+
+    @admin.display(description=_("shown as"))
+    def entry_terms(self, obj):
+        terms = self.buy_in_display(obj)
+        if obj.bounty_amount:
+            return _("%(terms)s, bounty %(bounty)s") % {"terms": terms, "bounty": money(obj.bounty_amount)}
+        return terms
+
+    @admin.display(description=_("entrants / max"), ordering="entries_count")
+    def entrants(self, obj):
+        return f"{obj.entries_count} / {obj.max_entrants}"
+
+    @admin.display(description=_("clone"))
+    def clone_button(self, obj):
+        return format_html(
+            '<button type="submit" class="button" formaction="{}" formmethod="post" formnovalidate>{}</button>'
+            '<div class="help">{}</div>',
+            reverse("admin:tournaments_tournament_clone", args=[obj.pk]),
+            _("Clone one week later"),
+            _("Copies the saved event, without entrants; unsaved changes on this page are not copied."),
+        )
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            # The clock and the registration services may have moved these since the
+            # form loaded the event; lock the row and keep theirs, not a stale copy.
+            current = (
+                Tournament.objects.select_for_update()
+                .values("status", "entries_count", "prize_contributions")
+                .get(pk=obj.pk)
+            )
+            for name, value in current.items():
+                setattr(obj, name, value)
+        tournament_save(tournament=obj, actor=request.user, changed=list(form.changed_data), created=not change)
+
+    def can_clone(self, request, obj=None) -> bool:
+        # A clone is a new event: it takes the right to add as well as to change.
+        return self.has_add_permission(request) and self.has_change_permission(request, obj)
+
+    def get_urls(self):
+        clone = self.admin_site.admin_view(require_POST(self.clone_view))
+        return [path("<path:object_id>/clone/", clone, name="tournaments_tournament_clone"), *super().get_urls()]
+
+    def clone_view(self, request, object_id):
+        tournament = self.get_object(request, unquote(object_id))
+        if tournament is None:
+            raise Http404
+        if not self.can_clone(request, tournament):
+            raise PermissionDenied
+        clone = tournament_clone(
+            tournament=tournament,
+            actor=request.user,
+            start=next_weekly_start(tournament.scheduled_start, timezone.now()),
+        )
+        self.message_user(
+            request,
+            _("Cloned “%(name)s”: the copy starts %(start)s.")
+            % {"name": clone.name, "start": f"{timezone.localtime(clone.scheduled_start):%Y-%m-%d %H:%M %Z}"},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:tournaments_tournament_change", args=[clone.pk]))
+
+    @admin.action(description=_("Clone selected events (one week later)"), permissions=["add", "change"])
+    def clone_selected(self, request, queryset):
+        now = timezone.now()
+        # All or none: a half-cloned week is harder to fix than a refused one.
+        with transaction.atomic():
+            clones = [
+                tournament_clone(
+                    tournament=tournament, actor=request.user, start=next_weekly_start(tournament.scheduled_start, now)
+                )
+                for tournament in queryset.order_by("scheduled_start", "pk")
+            ]
+        self.message_user(
+            request,
+            ngettext("Cloned %(count)d event.", "Cloned %(count)d events.", len(clones)) % {"count": len(clones)},
+            messages.SUCCESS,
+        )
