@@ -5,7 +5,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 
 from audit.services import audit_log
-from tournaments.models import Entry, EntryKind, Status, Tournament
+from tournaments.models import BountyKind, Entry, EntryKind, Status, Tournament
 from tournaments.rules.lifecycle import status_at
 from tournaments.selectors import tournament_deadlines, tournament_schedule
 from wallet.models import AccountKind, Currency, TransferReason
@@ -122,7 +122,13 @@ def _pay_entry(*, tournament: Tournament, entry: Entry, player) -> None:
     parts = [
         (AccountKind.PRIZE_POOL, TransferReason.BUY_IN, tournament.buy_in),
         (AccountKind.FEES, TransferReason.FEE, tournament.fee),
-        (AccountKind.BOUNTIES, TransferReason.BOUNTY, tournament.bounty_amount),
+        # Knockout bounties are paid by every entrant; Team Pro and fixed bounties
+        # are put up by the room (rule 27).
+        (
+            AccountKind.BOUNTIES,
+            TransferReason.BOUNTY,
+            tournament.bounty_amount if tournament.bounty_kind == BountyKind.KNOCKOUT else 0,
+        ),
     ]
     for kind, reason, amount in parts:
         if amount:
