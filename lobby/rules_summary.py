@@ -9,6 +9,7 @@ from tournaments.models import BettingStructure, BountyKind, BreakPolicyKind, Ga
 def break_policy_text(tournament: Tournament) -> str:
     if tournament.break_policy == BreakPolicyKind.NONE:
         return _("No breaks in this tournament.")
+    # English says "a 5-minute break" for any number; other languages need the plural.
     if tournament.break_policy == BreakPolicyKind.SYNCHRONISED:
         text = ngettext(
             "A %(minutes)d-minute break at 55 minutes past every hour.",
@@ -16,14 +17,17 @@ def break_policy_text(tournament: Tournament) -> str:
             tournament.break_minutes,
         ) % {"minutes": tournament.break_minutes}
         if tournament.has_addon and tournament.addon_break_minutes:
-            text += " " + _("An extra %(minutes)d-minute add-on break follows the rebuy period.") % {
-                "minutes": tournament.addon_break_minutes
-            }
+            text += " " + ngettext(
+                "An extra %(minutes)d-minute add-on break follows the rebuy period.",
+                "An extra %(minutes)d-minute add-on break follows the rebuy period.",
+                tournament.addon_break_minutes,
+            ) % {"minutes": tournament.addon_break_minutes}
     else:
-        text = _("A %(minutes)d-minute break after every %(interval)d minutes of play.") % {
-            "minutes": tournament.break_minutes,
-            "interval": tournament.break_interval_minutes,
-        }
+        text = ngettext(
+            "A %(minutes)d-minute break after every %(interval)d minutes of play.",
+            "A %(minutes)d-minute break after every %(interval)d minutes of play.",
+            tournament.break_minutes,
+        ) % {"minutes": tournament.break_minutes, "interval": tournament.break_interval_minutes}
     return (
         text
         + " "

@@ -3,6 +3,8 @@
 from decimal import Decimal
 
 from django import template
+from django.conf import settings
+from django.urls import translate_url
 from django.utils import formats, translation
 
 from tournaments.models import Tag
@@ -34,3 +36,14 @@ def chips(amount) -> str:
 @register.filter
 def tag_label(tag: str) -> str:
     return Tag(tag).label
+
+
+@register.simple_tag(takes_context=True)
+def page_in_default_language(context) -> str:
+    """This page's address without a language prefix, as the language switcher's `next`.
+
+    set_language translates `next` into the chosen language by resolving it on its
+    own, unprefixed URL, where only default-language paths resolve: given "/da/" it
+    would send a reader who chose English back to the Danish page.
+    """
+    return translate_url(context["request"].get_full_path(), settings.LANGUAGE_CODE)
