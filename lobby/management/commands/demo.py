@@ -5,6 +5,9 @@ HTTP and WebSocket on one port with a Celery worker and beat in the same process
 (memory transport) and the in-memory channel layer. Ctrl-C stops everything.
 """
 
+import threading
+import time
+
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.management import call_command
@@ -59,7 +62,10 @@ class Command(BaseCommand):
         )
         with start_worker(app, pool="threads", concurrency=4, perform_ping_check=False, loglevel="WARNING"):
             beat.start()
-            self._print_logins(f"http://{host}:{port}/")
+            # Announce the URL only once the socket is listening.
+            threading.Thread(
+                target=self._announce_when_started, args=(server, f"http://{host}:{port}/"), daemon=True
+            ).start()
             try:
                 server.run()
             except KeyboardInterrupt:
@@ -67,6 +73,12 @@ class Command(BaseCommand):
             finally:
                 beat.stop()
         self.stdout.write("Stopped.")
+
+    def _announce_when_started(self, server, url: str) -> None:
+        while not server.started and not server.should_exit:
+            time.sleep(0.05)
+        if server.started:
+            self._print_logins(url)
 
     def _print_logins(self, url: str) -> None:
         self.stdout.write(self.style.SUCCESS(f"\nThe poker room is open at {url}"))
