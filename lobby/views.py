@@ -1,15 +1,22 @@
+import hashlib
+import time
+from typing import NamedTuple
 from urllib.parse import urlencode
 
-from django.core.cache import cache
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
+from django.utils.cache import patch_vary_headers
+from django.utils.crypto import salted_hmac
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from lobby.fresh_cache import FreshCache
 from lobby.rules_summary import applicable_rules, break_policy_text
 from lobby.templatetags.poker import money
 from tournaments.forms import LobbyFilterForm
@@ -24,7 +31,8 @@ from wallet.models import Currency
 
 LOBBY_PAGE_SIZE = 50
 # The lobby is the busiest page: its rendered parts are shared by every viewer with
-# the same filters, language and time zone for at most this long.
+# the same filters, language and time zone for at most this long after the rows
+# were read.
 LOBBY_CACHE_SECONDS = 1
 COLUMNS = [
     ("start", gettext_lazy("Start")),
@@ -37,40 +45,90 @@ COLUMNS = [
     (None, gettext_lazy("Tags")),
 ]
 FILTER_PARAMS = ("q", "game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "sort")
+# Stands in for the CSRF token in a shared page; unguessable, so no input can put it
+# into the page anywhere else.
+CSRF_PLACEHOLDER = salted_hmac("lobby.views.CSRF_PLACEHOLDER", "lobby", algorithm="sha256").hexdigest()
+LOBBY_CACHE = FreshCache(max_age=LOBBY_CACHE_SECONDS)
+
+
+class LobbyParts(NamedTuple):
+    """The rendered filter form and results, and when their rows were read."""
+
+    read_at: float
+    status: int
+    filters_html: str
+    results_html: str
+
+
+class LobbyPage(NamedTuple):
+    """A session-less visitor's whole page, with CSRF_PLACEHOLDER for the token."""
+
+    read_at: float
+    status: int
+    html: str
 
 
 def lobby(request):
-    """The lobby: the page, or only its results when htmx asks for them."""
-    form = LobbyFilterForm(request.GET)
+    """The lobby: the page, or only its results when htmx asks for them.
+
+    The filter form and results are shared by every viewer with the same language,
+    time zone, filters and page; so is the whole page of a visitor without a session
+    (its header is nobody's own), the CSRF token filled in per request. A signed-in
+    header is rendered per request. Nothing shared is older than LOBBY_CACHE_SECONDS.
+    """
     params = {key: request.GET[key] for key in FILTER_PARAMS if request.GET.get(key)}
     page_number = request.GET.get("page", "1")
-    key = ":".join(
-        [
-            "lobby",
-            translation.get_language(),
-            timezone.get_current_timezone_name(),
-            urlencode(sorted(params.items())),
-            page_number,
-        ]
-    )
-    valid = form.is_valid()
-    status = 200 if valid else 400
-    results_html = cache.get(f"{key}:results") if valid else None
-    if results_html is None:
-        results_html = render_to_string("lobby/lobby.html#results", _results_context(form, params, page_number, valid))
-        if valid:
-            cache.set(f"{key}:results", results_html, LOBBY_CACHE_SECONDS)
+    key = _cache_key(params, page_number)
     if request.htmx:
-        return HttpResponse(results_html, status=status)
-    filters_html = cache.get(f"{key}:filters") if valid else None
-    if filters_html is None:
-        filters_html = render_to_string(
-            "lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)}
+        parts = _lobby_parts(key, params, page_number)
+        sort_field = render_to_string("lobby/lobby.html#sortfield", {"sort": params.get("sort"), "oob": True})
+        return HttpResponse(parts.results_html + sort_field, status=parts.status)
+    if settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES:
+        # Possibly signed in, or with messages waiting: this header may be someone's own.
+        parts = _lobby_parts(key, params, page_number)
+        return render(request, "lobby/lobby.html", _page_context(parts), status=parts.status)
+    page_key = f"{key}:{hashlib.blake2b(request.get_full_path().encode(), digest_size=16).hexdigest()}"
+    page = LOBBY_CACHE.get(page_key)
+    if page is None:
+        parts = _lobby_parts(key, params, page_number)
+        context = {**_page_context(parts), "csrf_token": CSRF_PLACEHOLDER}
+        page = LobbyPage(parts.read_at, parts.status, render_to_string("lobby/lobby.html", context, request))
+        LOBBY_CACHE.set(page_key, page)
+    response = HttpResponse(page.html.replace(CSRF_PLACEHOLDER, get_token(request)), status=page.status)
+    patch_vary_headers(response, ("Cookie",))  # as rendering the header, which looks at the session, would
+    return response
+
+
+def _cache_key(params: dict, page_number: str) -> str:
+    """Keyed by the raw input: a hit needs no form, a miss validates it and shares
+    the answer, a 400 included."""
+    viewer = (translation.get_language(), timezone.get_current_timezone_name(), sorted(params.items()), page_number)
+    return "lobby:" + hashlib.blake2b(repr(viewer).encode(), digest_size=16).hexdigest()
+
+
+def _lobby_parts(key: str, params: dict, page_number: str) -> LobbyParts:
+    parts = LOBBY_CACHE.get(key)
+    if parts is None:
+        read_at = time.time()
+        form = LobbyFilterForm(params)
+        valid = form.is_valid()
+        parts = LobbyParts(
+            read_at=read_at,
+            status=200 if valid else 400,
+            filters_html=render_to_string(
+                "lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)}
+            ),
+            results_html=render_to_string(
+                "lobby/lobby.html#results", _results_context(form, params, page_number, valid)
+            ),
         )
-        if valid:
-            cache.set(f"{key}:filters", filters_html, LOBBY_CACHE_SECONDS)
-    context = {"filters_html": mark_safe(filters_html), "results_html": mark_safe(results_html)}  # noqa: S308  (our own render)
-    return render(request, "lobby/lobby.html", context, status=status)
+        LOBBY_CACHE.set(key, parts)
+    return parts
+
+
+def _page_context(parts: LobbyParts) -> dict:
+    # Our own renders of the partials.
+    return {"filters_html": mark_safe(parts.filters_html), "results_html": mark_safe(parts.results_html)}  # noqa: S308
 
 
 def _choice_fields(form):

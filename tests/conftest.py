@@ -1,6 +1,7 @@
 import pytest
 from django.core.cache import cache
 
+from lobby.fresh_cache import forget_local_copies
 from tests.factories import UserFactory
 
 
@@ -12,8 +13,10 @@ def _fresh_cache(request):
         yield
         return
     cache.clear()
+    forget_local_copies()
     yield
     cache.clear()
+    forget_local_copies()
 
 
 @pytest.fixture

@@ -113,6 +113,20 @@ def test_clicking_a_column_header_sorts_without_a_reload(page, room):
     assert_not_reloaded(page)
 
 
+def test_a_filter_chosen_after_sorting_keeps_the_sort(page, room):
+    page.goto("/")
+    mark_the_page(page)
+    prize_pool = page.locator("thead th", has_text="Prize pool")
+    prize_pool.get_by_role("link").click()
+    prize_pool.get_by_role("link").click()
+    expect(prize_pool).to_have_attribute("aria-sort", "descending")
+    page.select_option("#id_game", "holdem")
+    expect(names(page)).to_have_text(["Sunday Major", "Morning Hold'em"])
+    expect(page).to_have_url(re.compile(r"[?&]sort=-prize_pool(&|$)"))
+    expect(page).to_have_url(re.compile(r"[?&]game=holdem(&|$)"))
+    assert_not_reloaded(page)
+
+
 def test_the_filter_form_works_without_javascript(new_page, room):
     page = new_page(java_script_enabled=False)
     page.goto("/")
