@@ -245,7 +245,7 @@ def every_request_a_miss():
     from django.test.utils import override_settings
 
     dummy = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
-    with mock.patch("lobby.views.LOBBY_CACHE_SECONDS", 0), override_settings(CACHES=dummy):
+    with mock.patch("lobby.views.LOBBY_CACHE.max_age", 0), override_settings(CACHES=dummy):
         yield
 
 
