@@ -213,6 +213,16 @@ class Tournament(models.Model):
     # Kept by the registration services under the tournament's row lock.
     entries_count = models.PositiveIntegerField(_("entrants"), default=0)
     prize_contributions = models.PositiveBigIntegerField(_("prize pool contributions"), default=0)
+    # Instants of what happened, stored by the services that made it happen.
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    late_registration_closed_at = models.DateTimeField(
+        _("late registration closed early"),
+        null=True,
+        blank=True,
+        help_text=_("Full at the start, or first elimination."),
+    )
+    first_elimination_at = models.DateTimeField(_("first elimination"), null=True, blank=True)
+    payouts_locked_at = models.DateTimeField(_("payouts locked"), null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -490,15 +500,86 @@ def tournament_tags(*, bounty_kind, satellite_target_id, rebuy_chips, speed, hea
     return tags
 
 
+class EntryStatus(models.TextChoices):
+    ACTIVE = "active", _("Registered")
+    ELIMINATED = "eliminated", _("Eliminated")
+    UNREGISTERED = "unregistered", _("Unregistered")
+    REFUNDED = "refunded", _("Refunded (cancelled)")
+
+
+# A player holds at most one entry in these statuses (rule 9: one entry, no re-entry).
+ENTERED = [EntryStatus.ACTIVE, EntryStatus.ELIMINATED]
+
+
 class Entry(models.Model):
-    """A player's one entry in a tournament (rule 9)."""
+    """A player's one entry in a tournament (rule 9). Unregistered entries stay as
+    history; the player may register again."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="entries")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="entries")
+    status = models.CharField(max_length=14, choices=EntryStatus.choices, default=EntryStatus.ACTIVE)
+    # The satellite whose result created this entry (rule 10: refunded as T-Money, never cash).
+    won_in = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="seats_awarded"
+    )
+    chips = models.PositiveBigIntegerField(default=0)
+    rebuys = models.PositiveSmallIntegerField(default=0)
+    addon_taken = models.BooleanField(default=False)
+    late = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["tournament", "player"], name="one_entry_per_player")]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"], condition=Q(status__in=ENTERED), name="one_entry_per_player"
+            )
+        ]
+        indexes = [models.Index(fields=["player", "status"])]
 
     def __str__(self) -> str:
         return f"{self.player} in {self.tournament}"
+
+
+class PurchaseKind(models.TextChoices):
+    ENTRY = "entry", _("Entry")
+    REBUY = "rebuy", _("Rebuy")
+    ADDON = "addon", _("Add-on")
+
+
+class PaymentForm(models.TextChoices):
+    CASH = "cash", _("Cash")
+    TMONEY = "tmoney", _("T-Money")
+    TICKET = "ticket", _("Ticket")
+    SEAT = "seat", _("Satellite seat")
+    FREE = "free", _("Free")
+
+
+class Purchase(models.Model):
+    """What was paid for an entry, a rebuy or an add-on, and in which form: the
+    record a refund reverses exactly (ALGORITHMS C11), whatever the event's terms
+    say later."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="purchases")
+    kind = models.CharField(max_length=6, choices=PurchaseKind.choices)
+    form = models.CharField(max_length=6, choices=PaymentForm.choices)
+    currency = models.CharField(max_length=3, choices=Currency.choices)  # the prize pool's
+    price = models.PositiveBigIntegerField()  # to the prize pool
+    fee = models.PositiveBigIntegerField()  # to the house
+    bounty = models.PositiveBigIntegerField(default=0)
+    chips = models.PositiveBigIntegerField()
+    ticket = models.ForeignKey("wallet.Ticket", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    idempotency_key = models.CharField(max_length=128, unique=True)
+    refunded_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["entry", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.entry}"
+
+    @property
+    def total(self) -> int:
+        return self.price + self.fee + self.bounty

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 
 from tournaments.models import Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
+from tournaments.rules.registration import Window
 from tournaments.rules.schedule import BreakKind, BreakPolicy, Deadlines, Schedule, build_schedule, deadlines
 
 
@@ -93,3 +94,33 @@ LOBBY_FIELDS = (
 def tournament_list_for_lobby(form) -> QuerySet:
     """The lobby's rows as plain dicts, filtered and sorted by a valid LobbyFilterForm."""
     return form.filter(Tournament.objects.all()).values(*LOBBY_FIELDS)
+
+
+def tournament_window(tournament: Tournament) -> Window:
+    """The instants that bound registration and unregistration (rules 9, 10)."""
+    limits = tournament_deadlines(tournament)
+    return Window(
+        registration_opens_at=limits.registration_opens_at,
+        start=tournament.scheduled_start,
+        late_registration_closes_at=limits.late_registration_closes_at,
+        closed_early_at=tournament.late_registration_closed_at,
+        unregistration_closes_at=limits.unregistration_closes_at,
+    )
+
+
+def rebuy_period_ends_at(tournament: Tournament, schedule: Schedule) -> datetime | None:
+    """The end of the last rebuy level (rule 8), or None without rebuys."""
+    if not tournament.rebuy_levels or not tournament.is_rebuy:
+        return None
+    return schedule.levels[min(tournament.rebuy_levels, len(schedule.levels)) - 1].ends_at
+
+
+def addon_window(tournament: Tournament, schedule: Schedule) -> tuple[datetime | None, datetime | None]:
+    """From the start of the last rebuy level until the next level begins, which
+    includes the add-on break."""
+    if not tournament.has_addon or not tournament.rebuy_levels:
+        return None, None
+    last = min(tournament.rebuy_levels, len(schedule.levels))
+    opens = schedule.levels[last - 1].starts_at
+    closes = schedule.levels[last].starts_at if last < len(schedule.levels) else schedule.levels[last - 1].ends_at
+    return opens, closes

@@ -2,14 +2,14 @@
 
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from audit.services import audit_log
-from tournaments.models import BountyKind, Entry, EntryKind, Status, Tournament
+from tournaments.models import EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.lifecycle import status_at
-from tournaments.selectors import tournament_deadlines, tournament_schedule
-from wallet.models import AccountKind, Currency, TransferReason
-from wallet.services import account_get, player_cash_account, player_tmoney_account, transfer_create
+from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
+from wallet.models import TicketStatus
+from wallet.tickets import ticket_consume
 
 
 class TournamentError(Exception):
@@ -54,21 +54,34 @@ def tournament_clone(*, tournament: Tournament, actor, start: datetime) -> Tourn
 
 
 def tournament_advance(*, tournament_id: int, now: datetime) -> str:
-    """Apply the time-driven status the clock says is due (rules 2, 9, 17).
+    """Apply everything the clock says is due (rules 2, 7, 9, 17).
 
-    Idempotent: under the tournament's row lock it compares the stored status with
-    the one due at `now` and writes only a change, with an audit row.
+    Idempotent: under the tournament's row lock it compares what is stored with what
+    is due at `now` and writes only changes, each with an audit row. At the start it
+    records the start, closes late registration if every seat is taken (rule 9) and
+    spends reserved tickets; once registration and rebuys are over it locks the
+    payouts (rule 7).
     """
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        if tournament.status in (Status.FINISHED, Status.CANCELLED):
+            return tournament.status
+        schedule = tournament_schedule(tournament)
+        changed: list[str] = []
+        if now >= tournament.scheduled_start and tournament.started_at is None:
+            _start(tournament)
+            changed += ["started_at", "late_registration_closed_at"]
+        late_closes = tournament_deadlines(tournament).late_registration_closes_at
+        if tournament.late_registration_closed_at is not None:
+            late_closes = min(late_closes, tournament.late_registration_closed_at)
         due = status_at(
             now=now,
             current=tournament.status,
             start=tournament.scheduled_start,
             registration_opens_at=tournament.registration_opens_at,
-            late_registration_closes_at=tournament_deadlines(tournament).late_registration_closes_at,
-            late_registration_open=tournament.entries_count < tournament.max_entrants,
-            schedule=tournament_schedule(tournament),
+            late_registration_closes_at=late_closes,
+            late_registration_open=True,
+            schedule=schedule,
         )
         if due != tournament.status:
             audit_log(
@@ -77,66 +90,33 @@ def tournament_advance(*, tournament_id: int, now: datetime) -> str:
                 data={"from": tournament.status, "to": due, "at": now.isoformat()},
             )
             tournament.status = due
-            tournament.save(update_fields=["status", "updated_at"])
-        return due
+            changed.append("status")
+        rebuys_end = max(
+            (t for t in (rebuy_period_ends_at(tournament, schedule), addon_window(tournament, schedule)[1]) if t),
+            default=None,
+        )
+        if (
+            tournament.payouts_locked_at is None
+            and tournament.started_at is not None
+            and now >= late_closes
+            and (rebuys_end is None or now >= rebuys_end)
+        ):
+            tournament.payouts_locked_at = now
+            changed.append("payouts_locked_at")
+            audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": now.isoformat()})
+        if changed:
+            tournament.save(update_fields=[*changed, "updated_at"])
+        return tournament.status
 
 
-def entry_register(*, tournament_id: int, player, now: datetime) -> Entry:
-    """Enter `player` in the tournament, paying buy-in and fee from their wallet.
-
-    Under the tournament's row lock: re-checks status, capacity and the one-entry
-    rule (rule 9); moves the buy-in to the prize pool and the fee to the house
-    through the ledger. A retry of the same registration returns the same entry.
-    """
-    with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        existing = Entry.objects.filter(tournament=tournament, player=player).first()
-        if existing is not None:
-            return existing
-        if tournament.status not in (Status.REGISTERING, Status.LATE_REGISTRATION):
-            raise TournamentError("Registration is not open for this tournament.", "registration_closed")
-        if tournament.entries_count >= tournament.max_entrants:
-            raise TournamentError("The tournament is full.", "full")
-        if tournament.entry_kind == EntryKind.TICKET_ONLY:
-            raise TournamentError("This tournament is entered with a ticket.", "ticket_required")
-        try:
-            entry = Entry.objects.create(tournament=tournament, player=player)
-        except IntegrityError as error:
-            raise TournamentError("You are already registered.", "already_registered") from error
-        _pay_entry(tournament=tournament, entry=entry, player=player)
-        tournament.entries_count += 1
-        tournament.prize_contributions += tournament.buy_in
-        tournament.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
-        audit_log(action="tournaments.entry.registered", subject=entry, actor=player)
-        return entry
-
-
-def _pay_entry(*, tournament: Tournament, entry: Entry, player) -> None:
-    if tournament.entry_kind == EntryKind.FREEROLL:
-        return
-    if tournament.entry_kind == EntryKind.TMONEY:
-        currency, wallet = Currency.TMONEY, player_tmoney_account(player)
-    else:
-        currency, wallet = tournament.currency, player_cash_account(player, tournament.currency)
-    ref = f"tournament:{tournament.pk}"
-    parts = [
-        (AccountKind.PRIZE_POOL, TransferReason.BUY_IN, tournament.buy_in),
-        (AccountKind.FEES, TransferReason.FEE, tournament.fee),
-        # Knockout bounties are paid by every entrant; Team Pro and fixed bounties
-        # are put up by the room (rule 27).
-        (
-            AccountKind.BOUNTIES,
-            TransferReason.BOUNTY,
-            tournament.bounty_amount if tournament.bounty_kind == BountyKind.KNOCKOUT else 0,
-        ),
-    ]
-    for kind, reason, amount in parts:
-        if amount:
-            transfer_create(
-                source=wallet,
-                destination=account_get(kind=kind, currency=currency, ref=ref),
-                amount=amount,
-                reason=reason,
-                idempotency_key=f"entry:{entry.pk}:{reason}",
-                actor=player,
-            )
+def _start(tournament: Tournament) -> None:
+    tournament.started_at = tournament.scheduled_start
+    if tournament.entries_count >= tournament.max_entrants:
+        # Every seat was filled at the start: late registration closes at once (rule 9).
+        tournament.late_registration_closed_at = tournament.scheduled_start
+    tickets = Purchase.objects.filter(
+        entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
+    ).values_list("ticket_id", flat=True)
+    for ticket_id in tickets:
+        ticket_consume(ticket_id=ticket_id)
+    audit_log(action="tournaments.tournament.started", subject=tournament, data={"entries": tournament.entries_count})

@@ -23,6 +23,8 @@ class Currency(models.TextChoices):
 class AccountKind(models.TextChoices):
     PLAYER_CASH = "player_cash", _("player cash")
     PLAYER_TMONEY = "player_tmoney", _("player T-Money")
+    # The room's own money: it pays overlays and converts T-Money and tickets into
+    # prize-pool money, so it is the one account (with EXTERNAL) that may go negative.
     HOUSE = "house", _("house")
     PRIZE_POOL = "prize_pool", _("prize pool")
     FEES = "fees", _("fees")
@@ -61,7 +63,7 @@ class Account(models.Model):
                 fields=["kind", "currency", "ref"], condition=Q(owner=None), name="account_unique_without_owner"
             ),
             models.CheckConstraint(
-                condition=Q(balance__gte=0) | Q(kind="external"), name="account_balance_never_negative"
+                condition=Q(balance__gte=0) | Q(kind__in=["external", "house"]), name="account_balance_never_negative"
             ),
         ]
 
@@ -91,3 +93,38 @@ class Transfer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount} {self.source.currency} {self.reason}"
+
+
+class TicketStatus(models.TextChoices):
+    AVAILABLE = "available", _("available")
+    RESERVED = "reserved", _("reserved by a registration")
+    CONSUMED = "consumed", _("used")
+    EXPIRED = "expired", _("expired")
+
+
+class Ticket(models.Model):
+    """An entry voucher: for one tournament, or for any event of its buy-in level.
+
+    `value` is the buy-in plus fee it covers, in minor units of `currency`. A
+    registration reserves it, unregistration returns it, the start consumes it.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tickets")
+    # A tournament id (wallet knows nothing of tournaments); empty: any event of this value.
+    tournament_ref = models.PositiveBigIntegerField(null=True, blank=True)
+    value = models.PositiveBigIntegerField()
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    status = models.CharField(max_length=10, choices=TicketStatus.choices, default=TicketStatus.AVAILABLE)
+    expires_at = models.DateTimeField()
+    reason = models.CharField(max_length=200, blank=True, default="")
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "status"])]
+        constraints = [models.CheckConstraint(condition=Q(value__gt=0), name="ticket_value_positive")]
+
+    def __str__(self) -> str:
+        return f"Ticket #{self.pk} ({self.value} {self.currency})"

@@ -2,6 +2,7 @@
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext as _
 
 from audit.services import audit_log
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
@@ -48,54 +49,100 @@ def transfer_create(
 
     Locks both accounts (in id order) for the rest of the caller's transaction and
     re-checks the source balance under the lock. A retry with the same idempotency
-    key returns the first transfer and moves nothing.
+    key returns the first transfer and moves nothing, even when the two race.
     """
     if amount <= 0:
-        raise WalletError("An amount to move must be positive.")
+        raise WalletError(_("An amount to move must be positive."))
     if source.currency != destination.currency:
-        raise WalletError("Money moves only between accounts of the same currency.")
+        raise WalletError(_("Money moves only between accounts of the same currency."))
     if source.pk == destination.pk:
-        raise WalletError("A transfer needs two different accounts.")
-    with transaction.atomic():
+        raise WalletError(_("A transfer needs two different accounts."))
+    existing = Transfer.objects.filter(idempotency_key=idempotency_key).first()
+    if existing is not None:
+        return _same_transfer(existing, source=source, destination=destination, amount=amount)
+    try:
+        with transaction.atomic():
+            locked = {
+                a.pk: a
+                for a in Account.objects.select_for_update().filter(pk__in=[source.pk, destination.pk]).order_by("pk")
+            }
+            if locked[source.pk].kind not in MAY_GO_NEGATIVE and locked[source.pk].balance < amount:
+                raise InsufficientFunds(_("Not enough money in the account for this."))
+            Account.objects.filter(pk=source.pk).update(balance=F("balance") - amount)
+            Account.objects.filter(pk=destination.pk).update(balance=F("balance") + amount)
+            transfer = Transfer.objects.create(
+                source=source,
+                destination=destination,
+                amount=amount,
+                reason=reason,
+                idempotency_key=idempotency_key,
+                actor=actor,
+                memo=memo,
+            )
+    except IntegrityError:
+        # The same request won a race for the key: its transfer is the answer.
         existing = Transfer.objects.filter(idempotency_key=idempotency_key).first()
-        if existing is not None:
-            return existing
-        locked = {
-            a.pk: a
-            for a in Account.objects.select_for_update().filter(pk__in=[source.pk, destination.pk]).order_by("pk")
-        }
-        if locked[source.pk].kind != AccountKind.EXTERNAL and locked[source.pk].balance < amount:
-            raise InsufficientFunds("Not enough money in the account for this.")
-        Account.objects.filter(pk=source.pk).update(balance=F("balance") - amount)
-        Account.objects.filter(pk=destination.pk).update(balance=F("balance") + amount)
-        transfer = Transfer.objects.create(
-            source=source,
-            destination=destination,
-            amount=amount,
-            reason=reason,
-            idempotency_key=idempotency_key,
-            actor=actor,
-            memo=memo,
-        )
-        audit_log(
-            action=f"wallet.transfer.{reason}",
-            subject=transfer,
-            actor=actor,
-            reason=memo,
-            data={"amount": amount, "currency": source.currency, "from": source.pk, "to": destination.pk},
-        )
-        return transfer
+        if existing is None:
+            raise
+        return _same_transfer(existing, source=source, destination=destination, amount=amount)
+    audit_log(
+        action=f"wallet.transfer.{reason}",
+        subject=transfer,
+        actor=actor,
+        reason=memo,
+        data={"amount": amount, "currency": source.currency, "from": source.pk, "to": destination.pk},
+    )
+    return transfer
+
+
+MAY_GO_NEGATIVE = frozenset({AccountKind.EXTERNAL, AccountKind.HOUSE})
+
+
+def _same_transfer(existing: Transfer, *, source: Account, destination: Account, amount: int) -> Transfer:
+    if (existing.source_id, existing.destination_id, existing.amount) != (source.pk, destination.pk, amount):
+        raise WalletError(_("This request key was already used for a different payment."))
+    return existing
+
+
+def house_account(currency: str) -> Account:
+    return account_get(kind=AccountKind.HOUSE, currency=currency)
+
+
+def wallet_account(user, currency: str) -> Account:
+    """A player's own money in `currency`: cash, or T-Money for TMY."""
+    if currency == Currency.TMONEY:
+        return player_tmoney_account(user)
+    return player_cash_account(user, currency)
 
 
 def deposit_create(*, user, currency: str, amount: int, idempotency_key: str, actor=None) -> Transfer:
     """Credit money that arrived from outside the room to a player's account."""
     outside = account_get(kind=AccountKind.EXTERNAL, currency=currency)
-    destination = player_tmoney_account(user) if currency == Currency.TMONEY else player_cash_account(user, currency)
     return transfer_create(
         source=outside,
-        destination=destination,
+        destination=wallet_account(user, currency),
         amount=amount,
         reason=TransferReason.DEPOSIT,
         idempotency_key=idempotency_key,
         actor=actor,
+    )
+
+
+def staff_adjust(*, user, currency: str, amount: int, reason: str, actor, idempotency_key: str) -> Transfer:
+    """Credit (amount > 0) or debit (amount < 0) a player's cash or T-Money against
+    the house, with the staff member's reason (rule 1)."""
+    if not reason.strip():
+        raise WalletError(_("A staff adjustment needs a reason."))
+    if amount == 0:
+        raise WalletError(_("An adjustment of zero changes nothing."))
+    player, house = wallet_account(user, currency), house_account(currency)
+    source, destination = (house, player) if amount > 0 else (player, house)
+    return transfer_create(
+        source=source,
+        destination=destination,
+        amount=abs(amount),
+        reason=TransferReason.STAFF_ADJUSTMENT,
+        idempotency_key=idempotency_key,
+        actor=actor,
+        memo=reason.strip()[:200],
     )

@@ -1,0 +1,148 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import BlindStructureFactory, TournamentFactory
+from tournaments.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
+from tournaments.models import EntryStatus
+from tournaments.services import TournamentError, tournament_advance
+from wallet.models import AccountKind, Currency, TicketStatus
+from wallet.services import account_get, deposit_create, wallet_account
+from wallet.tickets import ticket_issue
+
+
+def balance(user, currency="EUR") -> int:
+    return wallet_account(user, currency).balance
+
+
+def pool(tournament) -> int:
+    return account_get(
+        kind=AccountKind.PRIZE_POOL, currency=tournament.currency, ref=f"tournament:{tournament.pk}"
+    ).balance
+
+
+@pytest.fixture
+def event(db):
+    return TournamentFactory(blind_structure=BlindStructureFactory(), buy_in=1000, fee=100)
+
+
+@pytest.fixture
+def rich(player):
+    deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="rich")
+    return player
+
+
+def test_register_with_cash_pays_buy_in_to_the_pool_and_fee_to_the_house(event, rich):
+    entry = entry_register(tournament_id=event.pk, player=rich, now=timezone.now())
+    event.refresh_from_db()
+    assert entry.chips == event.starting_stack
+    assert balance(rich) == 3900
+    assert pool(event) == 1000
+    assert event.entries_count == 1
+    assert event.prize_contributions == 1000
+
+
+def test_unregister_refunds_exactly_and_allows_registering_again(event, rich):
+    now = timezone.now()
+    entry_register(tournament_id=event.pk, player=rich, now=now)
+    entry = entry_unregister(tournament_id=event.pk, player=rich, now=now)
+    event.refresh_from_db()
+    assert entry.status == EntryStatus.UNREGISTERED
+    assert balance(rich) == 5000
+    assert pool(event) == 0
+    assert event.entries_count == 0
+    entry_register(tournament_id=event.pk, player=rich, now=now)
+    assert balance(rich) == 3900
+
+
+def test_a_second_registration_is_refused(event, rich):
+    entry_register(tournament_id=event.pk, player=rich, now=timezone.now())
+    with pytest.raises(TournamentError) as refused:
+        entry_register(tournament_id=event.pk, player=rich, now=timezone.now())
+    assert refused.value.code == "already_registered"
+    assert balance(rich) == 3900
+
+
+def test_without_enough_money_nothing_changes(event, player):
+    deposit_create(user=player, currency="EUR", amount=1000, idempotency_key="poor")
+    with pytest.raises(TournamentError) as refused:
+        entry_register(tournament_id=event.pk, player=player, now=timezone.now())
+    assert refused.value.code == "insufficient_funds"
+    event.refresh_from_db()
+    assert (event.entries_count, balance(player), pool(event)) == (0, 1000, 0)
+    assert not event.entries.exists()
+
+
+def test_money_in_another_currency_does_not_count(event, player):
+    deposit_create(user=player, currency="USD", amount=100_000, idempotency_key="dollars")
+    with pytest.raises(TournamentError) as refused:
+        entry_register(tournament_id=event.pk, player=player, now=timezone.now())
+    assert refused.value.code == "insufficient_funds"
+
+
+def test_tmoney_pays_a_cash_event_and_comes_back_as_tmoney(event, player):
+    deposit_create(user=player, currency=Currency.TMONEY, amount=1100, idempotency_key="tm")
+    now = timezone.now()
+    entry_register(tournament_id=event.pk, player=player, now=now, form="tmoney")
+    assert balance(player, Currency.TMONEY) == 0
+    assert pool(event) == 1000
+    entry_unregister(tournament_id=event.pk, player=player, now=now)
+    assert balance(player, Currency.TMONEY) == 1100
+    assert balance(player) == 0
+    assert pool(event) == 0
+
+
+def test_a_ticket_is_reserved_returned_and_spent_at_the_start(event, player):
+    now = timezone.now()
+    ticket = ticket_issue(owner=player, value=1100, currency="EUR", expires_at=now + timedelta(days=9))
+    entry_register(tournament_id=event.pk, player=player, now=now, ticket_id=ticket.pk)
+    ticket.refresh_from_db()
+    assert ticket.status == TicketStatus.RESERVED
+    assert pool(event) == 1000
+    entry_unregister(tournament_id=event.pk, player=player, now=now)
+    ticket.refresh_from_db()
+    assert ticket.status == TicketStatus.AVAILABLE
+    entry_register(tournament_id=event.pk, player=player, now=now, ticket_id=ticket.pk)
+    tournament_advance(tournament_id=event.pk, now=event.scheduled_start + timedelta(seconds=1))
+    ticket.refresh_from_db()
+    assert ticket.status == TicketStatus.CONSUMED
+
+
+def test_unregistration_after_the_deadline_is_refused(event, rich):
+    entry_register(tournament_id=event.pk, player=rich, now=timezone.now())
+    late = event.scheduled_start - timedelta(minutes=event.unregistration_deadline_minutes - 1)
+    with pytest.raises(TournamentError) as refused:
+        entry_unregister(tournament_id=event.pk, player=rich, now=late)
+    assert refused.value.code == "unregistration_closed"
+    assert balance(rich) == 3900
+
+
+def test_rebuy_and_addon_add_chips_and_money_to_the_pool(rich):
+    start = timezone.now() - timedelta(minutes=5)
+    event = TournamentFactory(
+        blind_structure=BlindStructureFactory(),
+        scheduled_start=start,
+        buy_in=300,
+        fee=30,
+        rebuy_price=300,
+        rebuy_fee=30,
+        rebuy_chips=10_000,
+        rebuy_levels=1,
+        rebuy_limit=1,
+        addon_price=500,
+        addon_fee=50,
+        addon_chips=15_000,
+        status="late_registration",
+    )
+    now = timezone.now()
+    entry_register(tournament_id=event.pk, player=rich, now=now)
+    entry_rebuy(tournament_id=event.pk, player=rich, now=now)
+    with pytest.raises(TournamentError) as refused:
+        entry_rebuy(tournament_id=event.pk, player=rich, now=now)
+    assert refused.value.code == "rebuy_limit_reached"
+    entry_addon(tournament_id=event.pk, player=rich, now=now)
+    entry = event.entries.get()
+    assert entry.chips == 10_000 + 10_000 + 15_000
+    assert balance(rich) == 5000 - 330 - 330 - 550
+    assert pool(event) == 300 + 300 + 500

@@ -1,0 +1,424 @@
+"""Entries: register, late-register, unregister, rebuy and add-on (rules 8, 9, 10).
+
+Every use case locks the tournament row first (then wallet accounts, in id order,
+inside the ledger), re-checks the rules under the lock, and records what was paid
+in a Purchase so that a refund reverses exactly that.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from audit.services import audit_log
+from tournaments.models import (
+    ENTERED,
+    BountyKind,
+    Entry,
+    EntryKind,
+    EntryStatus,
+    PaymentForm,
+    Purchase,
+    PurchaseKind,
+    Tournament,
+)
+from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
+from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.services import TournamentError
+from wallet.models import AccountKind, Currency, TransferReason
+from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
+from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
+
+REFUSALS = {
+    "cancelled": gettext_lazy("This tournament has been cancelled."),
+    "closed": gettext_lazy("Registration for this tournament has closed."),
+    "not_open_yet": gettext_lazy("Registration for this tournament is not open yet."),
+    "full": gettext_lazy("The tournament is full."),
+    "already_registered": gettext_lazy("You are already registered in this tournament."),
+    "not_registered": gettext_lazy("You are not registered in this tournament."),
+    "no_unregistration": gettext_lazy("This tournament allows no unregistration."),
+    "unregistration_closed": gettext_lazy("The deadline for unregistering has passed."),
+    "no_rebuys": gettext_lazy("This tournament has no rebuys."),
+    "rebuys_not_open": gettext_lazy("Rebuys open when the tournament starts."),
+    "rebuy_period_over": gettext_lazy("The rebuy period is over."),
+    "rebuy_limit_reached": gettext_lazy("You have used every rebuy this tournament allows."),
+    "no_addon": gettext_lazy("This tournament has no add-on."),
+    "addon_taken": gettext_lazy("You have already taken the add-on."),
+    "addon_not_open": gettext_lazy("The add-on opens in the last rebuy level."),
+    "addon_over": gettext_lazy("The add-on period is over."),
+    "ticket_required": gettext_lazy("This tournament is entered with a ticket."),
+    "no_ticket": gettext_lazy("You have no ticket for this tournament."),
+    "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
+    "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
+    "eliminated": gettext_lazy("You are out of this tournament."),
+}
+
+
+def refuse(code: str) -> TournamentError:
+    return TournamentError(str(REFUSALS[code]), code)
+
+
+@dataclass(frozen=True)
+class PaymentOption:
+    """One way the player can pay this entry, for the Register buttons."""
+
+    form: str
+    currency: str
+    amount: int
+    affordable: bool
+    ticket_id: int | None = None
+
+
+def pool_currency(tournament: Tournament) -> str:
+    return Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency
+
+
+def entry_price(tournament: Tournament) -> tuple[int, int, int]:
+    """(to the prize pool, fee, bounty) of one entry. Only knockout entrants pay a
+    bounty; the room puts up Team Pro and fixed bounties (rule 27)."""
+    if tournament.entry_kind == EntryKind.FREEROLL:
+        return 0, 0, 0
+    bounty = tournament.bounty_amount if tournament.bounty_kind == BountyKind.KNOCKOUT else 0
+    return tournament.buy_in, tournament.fee, bounty
+
+
+def payment_options(*, tournament: Tournament, player, now: datetime) -> list[PaymentOption]:
+    """How `player` can pay an entry into `tournament` (empty for a freeroll's FREE)."""
+    price, fee, bounty = entry_price(tournament)
+    total = price + fee + bounty
+    currency = pool_currency(tournament)
+    if tournament.entry_kind == EntryKind.FREEROLL:
+        return [PaymentOption(PaymentForm.FREE, currency, 0, True)]
+    options = []
+    if tournament.entry_kind == EntryKind.CASH:
+        options.append(
+            PaymentOption(PaymentForm.CASH, currency, total, wallet_account(player, currency).balance >= total)
+        )
+    if tournament.entry_kind in (EntryKind.CASH, EntryKind.TMONEY):
+        balance = wallet_account(player, Currency.TMONEY).balance
+        options.append(PaymentOption(PaymentForm.TMONEY, Currency.TMONEY, total, balance >= total))
+    ticket = tickets_usable_for(
+        owner=player, tournament_id=tournament.pk, value=price + fee, currency=currency, now=now
+    ).first()
+    if ticket is not None:
+        options.append(PaymentOption(PaymentForm.TICKET, currency, total, True, ticket.pk))
+    return options
+
+
+def entry_register(
+    *,
+    tournament_id: int,
+    player,
+    now: datetime,
+    form: str | None = None,
+    ticket_id: int | None = None,
+    idempotency_key: str | None = None,
+) -> Entry:
+    """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
+    event's own kind of money), during registration or late registration (rule 9).
+
+    Under the tournament's row lock: one entry per player, capacity, the window;
+    the buy-in goes to the prize pool, the fee to the house, through the ledger.
+    A retry with the same idempotency key returns the same entry.
+    """
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if idempotency_key:
+            earlier = Purchase.objects.filter(idempotency_key=idempotency_key).select_related("entry").first()
+            if earlier is not None and earlier.entry.player_id == player.pk:
+                return earlier.entry
+        if Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).exists():
+            raise refuse("already_registered")
+        refusal = registration_refusal(
+            now=now,
+            status=tournament.status,
+            window=tournament_window(tournament),
+            entries=tournament.entries_count,
+            capacity=tournament.max_entrants,
+        )
+        if refusal:
+            raise refuse(refusal)
+        form = _choose_form(tournament, form, ticket_id)
+        entry = Entry.objects.create(
+            tournament=tournament,
+            player=player,
+            chips=tournament.starting_stack,
+            late=now >= tournament.scheduled_start,
+        )
+        price, fee, bounty = entry_price(tournament)
+        purchase = _purchase(
+            tournament=tournament,
+            entry=entry,
+            kind=PurchaseKind.ENTRY,
+            form=form,
+            amounts=(price, fee, bounty),
+            chips=tournament.starting_stack,
+            ticket_id=ticket_id,
+            idempotency_key=idempotency_key or f"entry:{entry.pk}",
+            now=now,
+        )
+        tournament.entries_count += 1
+        tournament.prize_contributions += purchase.price
+        tournament.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
+        audit_log(
+            action="tournaments.entry.registered",
+            subject=entry,
+            actor=player,
+            data={"form": form, "late": entry.late, "tournament": tournament.pk},
+        )
+        return entry
+
+
+def entry_unregister(*, tournament_id: int, player, now: datetime) -> Entry:
+    """Take the player's entry back before the deadline (rule 10), refunding exactly
+    what was paid in the form paid; a satellite seat comes back as T-Money."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        entry = Entry.objects.filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE).first()
+        if entry is None:
+            raise refuse("not_registered")
+        refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
+        if refusal:
+            raise refuse(refusal)
+        refunded = entry_refund(tournament=tournament, entry=entry, now=now)
+        entry.status = EntryStatus.UNREGISTERED
+        entry.ended_at = now
+        entry.save(update_fields=["status", "ended_at"])
+        tournament.entries_count -= 1
+        tournament.prize_contributions -= refunded
+        tournament.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
+        audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
+        return entry
+
+
+def entry_rebuy(*, tournament_id: int, player, now: datetime, idempotency_key: str | None = None) -> Purchase:
+    """Buy the rebuy's chips during the rebuy period, within the limit, with money in
+    the tournament's currency (rule 8)."""
+    return _buy_chips(
+        tournament_id=tournament_id, player=player, now=now, kind=PurchaseKind.REBUY, idempotency_key=idempotency_key
+    )
+
+
+def entry_addon(*, tournament_id: int, player, now: datetime, idempotency_key: str | None = None) -> Purchase:
+    """Take the add-on once, at the end of the rebuy period."""
+    return _buy_chips(
+        tournament_id=tournament_id, player=player, now=now, kind=PurchaseKind.ADDON, idempotency_key=idempotency_key
+    )
+
+
+def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempotency_key: str | None) -> Purchase:
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if idempotency_key:
+            earlier = Purchase.objects.filter(idempotency_key=idempotency_key, entry__player=player).first()
+            if earlier is not None:
+                return earlier
+        entry = (
+            Entry.objects.select_for_update().filter(tournament=tournament, player=player, status__in=ENTERED).first()
+        )
+        if entry is None:
+            raise refuse("not_registered")
+        if entry.status == EntryStatus.ELIMINATED:
+            raise refuse("eliminated")
+        schedule = tournament_schedule(tournament)
+        if kind == PurchaseKind.REBUY:
+            refusal = rebuy_refusal(
+                now=now,
+                status=tournament.status,
+                rebuy_chips=tournament.rebuy_chips,
+                limit=tournament.rebuy_limit,
+                rebuys=entry.rebuys,
+                period_ends_at=rebuy_period_ends_at(tournament, schedule),
+            )
+            amounts, chips = (tournament.rebuy_price, tournament.rebuy_fee, 0), tournament.rebuy_chips
+        else:
+            opens, closes = addon_window(tournament, schedule)
+            refusal = addon_refusal(
+                now=now,
+                status=tournament.status,
+                addon_chips=tournament.addon_chips,
+                taken=entry.addon_taken,
+                opens_at=opens,
+                closes_at=closes,
+            )
+            amounts, chips = (tournament.addon_price, tournament.addon_fee, 0), tournament.addon_chips
+        if refusal:
+            raise refuse(refusal)
+        form = PaymentForm.FREE if sum(amounts) == 0 else PaymentForm.CASH
+        purchase = _purchase(
+            tournament=tournament,
+            entry=entry,
+            kind=kind,
+            form=form,
+            amounts=amounts,
+            chips=chips,
+            ticket_id=None,
+            idempotency_key=idempotency_key or f"{kind}:{entry.pk}:{entry.rebuys if kind == PurchaseKind.REBUY else 0}",
+            now=now,
+        )
+        entry.chips += chips
+        if kind == PurchaseKind.REBUY:
+            entry.rebuys += 1
+        else:
+            entry.addon_taken = True
+        entry.save(update_fields=["chips", "rebuys", "addon_taken"])
+        tournament.prize_contributions += purchase.price
+        tournament.save(update_fields=["prize_contributions", "updated_at"])
+        audit_log(action=f"tournaments.entry.{kind}", subject=entry, actor=player, data={"purchase": purchase.pk})
+        return purchase
+
+
+def _choose_form(tournament: Tournament, form: str | None, ticket_id: int | None) -> str:
+    if tournament.entry_kind == EntryKind.FREEROLL:
+        return PaymentForm.FREE
+    if ticket_id is not None or form == PaymentForm.TICKET:
+        if ticket_id is None:
+            raise refuse("no_ticket")
+        return PaymentForm.TICKET
+    if tournament.entry_kind == EntryKind.TICKET_ONLY:
+        raise refuse("ticket_required")
+    accepted = {EntryKind.CASH: {PaymentForm.CASH, PaymentForm.TMONEY}, EntryKind.TMONEY: {PaymentForm.TMONEY}}
+    chosen = form or (PaymentForm.TMONEY if tournament.entry_kind == EntryKind.TMONEY else PaymentForm.CASH)
+    if chosen not in accepted[tournament.entry_kind]:
+        raise refuse("form_not_accepted")
+    return chosen
+
+
+def _purchase(
+    *,
+    tournament: Tournament,
+    entry: Entry,
+    kind: str,
+    form: str,
+    amounts: tuple[int, int, int],
+    chips: int,
+    ticket_id: int | None,
+    idempotency_key: str,
+    now: datetime,
+    source_account=None,
+) -> Purchase:
+    price, fee, bounty = amounts
+    currency = pool_currency(tournament)
+    ticket = None
+    if form == PaymentForm.TICKET:
+        try:
+            ticket = ticket_reserve(
+                ticket_id=ticket_id,
+                owner=entry.player,
+                tournament_id=tournament.pk,
+                value=price + fee,
+                currency=currency,
+                now=now,
+            )
+        except WalletError as error:
+            raise TournamentError(str(error), "no_ticket") from error
+    try:
+        purchase = Purchase.objects.create(
+            entry=entry,
+            kind=kind,
+            form=form,
+            currency=currency,
+            price=price,
+            fee=fee,
+            bounty=bounty,
+            chips=chips,
+            ticket=ticket,
+            idempotency_key=idempotency_key,
+        )
+    except IntegrityError as error:
+        raise TournamentError(_("This request was already made."), "duplicate_request") from error
+    try:
+        for leg, source, destination, amount, reason in _legs(tournament, purchase, source_account):
+            transfer_create(
+                source=source,
+                destination=destination,
+                amount=amount,
+                reason=reason,
+                idempotency_key=f"purchase:{purchase.pk}:{leg}",
+                actor=entry.player,
+            )
+    except WalletError as error:
+        raise refuse("insufficient_funds") from error
+    return purchase
+
+
+def _legs(tournament: Tournament, purchase: Purchase, source_account=None):
+    """(leg, source, destination, amount, reason) for each movement that pays a purchase."""
+    ref = f"tournament:{tournament.pk}"
+    currency = purchase.currency
+    player = purchase.entry.player
+    if purchase.form == PaymentForm.FREE:
+        return []
+    legs = []
+    if purchase.form == PaymentForm.CASH:
+        payer = wallet_account(player, currency)
+    elif purchase.form == PaymentForm.TMONEY and currency != Currency.TMONEY:
+        # The room takes the T-Money and pays the prize pool in the event's currency.
+        legs.append(
+            (
+                "tmoney",
+                wallet_account(player, Currency.TMONEY),
+                house_account(Currency.TMONEY),
+                purchase.total,
+                TransferReason.TMONEY_CONVERSION,
+            )
+        )
+        payer = house_account(currency)
+    elif purchase.form == PaymentForm.TMONEY:
+        payer = wallet_account(player, Currency.TMONEY)
+    elif purchase.form == PaymentForm.SEAT:
+        payer = source_account
+    else:  # a ticket: the room pays the entry it issued the ticket for
+        payer = house_account(currency)
+    reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
+        purchase.kind, TransferReason.ADDON
+    )
+    for leg, kind, amount, why in (
+        ("pool", AccountKind.PRIZE_POOL, purchase.price, reason),
+        ("fee", AccountKind.FEES, purchase.fee, TransferReason.FEE),
+        ("bounty", AccountKind.BOUNTIES, purchase.bounty, TransferReason.BOUNTY),
+    ):
+        if amount:
+            legs.append((leg, payer, account_get(kind=kind, currency=currency, ref=ref), amount, why))
+    return legs
+
+
+def entry_refund(*, tournament: Tournament, entry: Entry, now: datetime) -> int:
+    """Reverse every purchase of the entry in the form it was paid; returns what
+    left the prize pool. The caller holds the tournament's row lock."""
+    refunded_to_pool = 0
+    for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
+        for leg, source, destination, amount, _reason in _legs(tournament, purchase, _seat_source(entry, purchase)):
+            back_to = house_account(purchase.currency) if purchase.form == PaymentForm.SEAT else source
+            transfer_create(
+                source=destination,
+                destination=back_to,
+                amount=amount,
+                reason=TransferReason.REFUND,
+                idempotency_key=f"purchase:{purchase.pk}:refund:{leg}",
+                actor=entry.player,
+            )
+        if purchase.form == PaymentForm.SEAT:
+            # A satellite seat is never refunded as cash (rule 10): T-Money of its value.
+            transfer_create(
+                source=house_account(Currency.TMONEY),
+                destination=wallet_account(entry.player, Currency.TMONEY),
+                amount=purchase.total,
+                reason=TransferReason.REFUND,
+                idempotency_key=f"purchase:{purchase.pk}:refund:seat",
+                actor=entry.player,
+            )
+        if purchase.ticket_id is not None:
+            ticket_release(ticket_id=purchase.ticket_id)
+        purchase.refunded_at = now
+        purchase.save(update_fields=["refunded_at"])
+        refunded_to_pool += purchase.price
+    return refunded_to_pool
+
+
+def _seat_source(entry: Entry, purchase: Purchase):
+    if purchase.form != PaymentForm.SEAT or entry.won_in_id is None:
+        return None
+    return account_get(kind=AccountKind.PRIZE_POOL, currency=purchase.currency, ref=f"tournament:{entry.won_in_id}")

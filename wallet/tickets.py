@@ -1,0 +1,102 @@
+"""Tickets: issued, reserved by a registration, returned when it is undone,
+consumed when the tournament starts, expired at their date."""
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from audit.services import audit_log
+from wallet.models import Ticket, TicketStatus
+from wallet.services import WalletError
+
+
+def ticket_issue(
+    *, owner, value: int, currency: str, expires_at: datetime, actor=None, reason: str = "", tournament_ref=None
+) -> Ticket:
+    if value <= 0:
+        raise WalletError(_("A ticket must be worth something."))
+    with transaction.atomic():
+        ticket = Ticket.objects.create(
+            owner=owner,
+            value=value,
+            currency=currency,
+            expires_at=expires_at,
+            tournament_ref=tournament_ref,
+            issued_by=actor,
+            reason=reason,
+        )
+        audit_log(
+            action="wallet.ticket.issued",
+            subject=ticket,
+            actor=actor,
+            reason=reason,
+            data={"owner": owner.pk, "value": value, "currency": currency, "tournament": tournament_ref},
+        )
+    return ticket
+
+
+def tickets_usable_for(*, owner, tournament_id: int, value: int, currency: str, now: datetime):
+    """The owner's tickets that can pay this entry: for this tournament, or for any
+    event of exactly this buy-in level."""
+    return Ticket.objects.filter(
+        Q(tournament_ref=tournament_id) | Q(tournament_ref=None, value=value, currency=currency),
+        owner=owner,
+        status=TicketStatus.AVAILABLE,
+        expires_at__gt=now,
+    ).order_by("expires_at", "pk")
+
+
+def ticket_reserve(*, ticket_id: int, owner, tournament_id: int, value: int, currency: str, now: datetime) -> Ticket:
+    """Reserve the owner's ticket for an entry, under its row lock (in the caller's transaction)."""
+    ticket = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner).first()
+    if ticket is None:
+        raise WalletError(_("That ticket is not yours."))
+    if ticket.status != TicketStatus.AVAILABLE:
+        raise WalletError(_("That ticket is already used or reserved."))
+    if ticket.expires_at <= now:
+        raise WalletError(_("That ticket has expired."))
+    fits_event = ticket.tournament_ref == tournament_id
+    fits_level = ticket.tournament_ref is None and (ticket.value, ticket.currency) == (value, currency)
+    if not (fits_event or fits_level):
+        raise WalletError(_("That ticket is not valid for this tournament."))
+    _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
+    return ticket
+
+
+def ticket_release(*, ticket_id: int) -> Ticket:
+    """Give a reserved ticket back to its owner (unregistration, cancellation)."""
+    ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+    if ticket.status == TicketStatus.RESERVED:
+        _move(ticket, TicketStatus.AVAILABLE, "wallet.ticket.returned", {})
+    return ticket
+
+
+def ticket_consume(*, ticket_id: int) -> Ticket:
+    """The tournament started: the reserved ticket is spent."""
+    ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+    if ticket.status == TicketStatus.RESERVED:
+        _move(ticket, TicketStatus.CONSUMED, "wallet.ticket.consumed", {})
+    return ticket
+
+
+def tickets_expire(*, now: datetime) -> int:
+    """Expire every available ticket past its date; returns how many."""
+    expired = 0
+    for ticket_id in Ticket.objects.filter(status=TicketStatus.AVAILABLE, expires_at__lte=now).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+            if ticket.status == TicketStatus.AVAILABLE and ticket.expires_at <= now:
+                _move(ticket, TicketStatus.EXPIRED, "wallet.ticket.expired", {})
+                expired += 1
+    return expired
+
+
+def _move(ticket: Ticket, status: str, action: str, data: dict) -> None:
+    previous = ticket.status
+    ticket.status = status
+    ticket.save(update_fields=["status"])
+    audit_log(action=action, subject=ticket, data={"from": previous, **data})
