@@ -146,3 +146,23 @@ def test_rebuy_and_addon_add_chips_and_money_to_the_pool(rich):
     assert entry.chips == 10_000 + 10_000 + 15_000
     assert balance(rich) == 5000 - 330 - 330 - 550
     assert pool(event) == 300 + 300 + 500
+
+
+def test_wallet_audit_finds_the_books_balanced_after_all_of_it(event, rich, player):
+    from django.core.management import call_command
+
+    now = timezone.now()
+    entry_register(tournament_id=event.pk, player=rich, now=now)
+    entry_unregister(tournament_id=event.pk, player=rich, now=now)
+    entry_register(tournament_id=event.pk, player=rich, now=now)
+    call_command("wallet_audit")
+
+
+def test_wallet_audit_fails_on_a_tampered_balance(event, rich):
+    from django.core.management import CommandError, call_command
+
+    from wallet.models import Account
+
+    Account.objects.filter(pk=wallet_account(rich, "EUR").pk).update(balance=1)  # behind the ledger's back
+    with pytest.raises(CommandError, match="discrepancies"):
+        call_command("wallet_audit")
