@@ -1,5 +1,6 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 
@@ -14,6 +15,30 @@ class User(AbstractUser):
     country = models.CharField(_("country"), max_length=2, blank=True)
     preferred_currency = models.CharField(_("preferred currency"), max_length=3, default="EUR")
     language = models.CharField(_("language"), max_length=8, default="en")
+
+    class Meta(AbstractUser.Meta):
+        # "Alice" and "alice" would pass for one player at the tables (rule 21), so
+        # names and addresses are unique whatever their case; the services check
+        # first for a clear message, these settle two sign-ups racing for one name.
+        constraints = [
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message=_("A user with that username already exists."),
+            ),
+            models.UniqueConstraint(
+                Lower("screen_name"),
+                name="accounts_user_screen_name_ci_unique",
+                violation_error_message=_("That screen name is taken."),
+            ),
+            # Staff accounts made with createsuperuser may have no address.
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=~models.Q(email=""),
+                name="accounts_user_email_ci_unique",
+                violation_error_message=_("An account with that email address already exists."),
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.screen_name or self.username

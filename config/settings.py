@@ -125,7 +125,10 @@ else:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"
+# URL names, so each resolves in the language of the page it is reached from.
+LOGIN_REDIRECT_URL = "lobby:lobby"
+LOGOUT_REDIRECT_URL = "lobby:lobby"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -21,5 +21,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
-    *i18n_patterns(path("", include("lobby.urls")), prefix_default_language=False),
+    *i18n_patterns(
+        path("", include("lobby.urls")),
+        path("accounts/", include("accounts.urls")),
+        prefix_default_language=False,
+    ),
 ]

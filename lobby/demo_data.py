@@ -355,4 +355,7 @@ def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime)
             deposit_create(
                 user=bot, currency=currency, amount=500_000, idempotency_key=f"demo:{bot.username}:{currency}"
             )
-            entry_register(tournament_id=event.pk, player=bot, now=now)
+            # Events already under way took these entries before they started.
+            entry_register(
+                tournament_id=event.pk, player=bot, now=min(now, event.scheduled_start - timedelta(minutes=30))
+            )

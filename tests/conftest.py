@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 from django.core.cache import cache
 
@@ -9,7 +11,7 @@ from tests.factories import UserFactory
 def _fresh_cache(request):
     # The cache is a real Redis database: tests that serve pages start without
     # anything cached by an earlier test. Pure unit tests never touch it.
-    if not {"db", "transactional_db", "live_server"} & set(request.fixturenames):
+    if request.path.is_relative_to(Path(__file__).parent / "unit"):
         yield
         return
     cache.clear()

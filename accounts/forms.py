@@ -1,0 +1,77 @@
+from django import forms
+from django.conf import settings
+from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
+from django.utils.functional import lazy
+from django.utils.translation import get_language_info
+from django.utils.translation import gettext_lazy as _
+
+from accounts.countries import country_choices
+from accounts.models import User
+from accounts.services import SCREEN_NAME_MIN_LENGTH, SIGN_UP_CURRENCIES
+
+
+def _country_choices() -> list[tuple[str, str]]:
+    return [("", _("Choose your country")), *country_choices()]
+
+
+def _language_choices() -> list[tuple[str, str]]:
+    # Each language in its own words, as the header's language switcher shows it.
+    return [(code, get_language_info(code)["name_local"].capitalize()) for code, _name in settings.LANGUAGES]
+
+
+class SignUpForm(forms.Form):
+    """The sign-up page's input; user_sign_up judges uniqueness and the password."""
+
+    username = forms.CharField(
+        label=_("Username"),
+        max_length=150,
+        help_text=_("For logging in. Other players never see it."),
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}),
+    )
+    screen_name = forms.CharField(
+        label=_("Screen name"),
+        min_length=SCREEN_NAME_MIN_LENGTH,
+        max_length=32,
+        help_text=_("Shown at the tables and in the standings."),
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+    email = forms.EmailField(
+        label=_("Email address"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    password = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        help_text=lazy(password_validators_help_text_html, str)(),  # in the reader's language
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password_confirm = forms.CharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    country = forms.ChoiceField(label=_("Country"), choices=_country_choices)
+    preferred_currency = forms.ChoiceField(
+        label=_("Preferred currency"),
+        choices=[(currency.value, currency.label) for currency in SIGN_UP_CURRENCIES],
+        initial=SIGN_UP_CURRENCIES[0].value,
+    )
+    language = forms.ChoiceField(label=_("Language"), choices=_language_choices)
+
+    def clean_password(self):
+        # user_sign_up judges it again; asking here too shows a weak password in the
+        # same round as the other fields' errors.
+        password = self.cleaned_data["password"]
+        candidate = User(username=self.cleaned_data.get("username", ""), email=self.cleaned_data.get("email", ""))
+        validate_password(password, candidate)
+        return password
+
+    def clean(self):
+        cleaned = super().clean()
+        password, again = cleaned.get("password"), cleaned.get("password_confirm")
+        if password and again and password != again:
+            self.add_error("password_confirm", _("The two passwords are not the same."))
+        return cleaned
+
+    def sign_up_arguments(self) -> dict[str, str]:
+        """The cleaned input as user_sign_up's keyword arguments."""
+        return {name: value for name, value in self.cleaned_data.items() if name != "password_confirm"}

@@ -1,0 +1,137 @@
+from datetime import timedelta
+from typing import NamedTuple
+
+from django.conf import settings
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse, reverse_lazy
+from django.utils import timezone, translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_http_methods
+
+from accounts.forms import SignUpForm
+from accounts.rate_limit import client_address, limit_exceeded
+from accounts.services import user_sign_up
+
+
+class Limit(NamedTuple):
+    attempts: int
+    window_seconds: int
+
+
+# Enough for a player who mistypes, too few to guess passwords or mass-produce accounts.
+LOGIN_LIMIT = Limit(attempts=10, window_seconds=5 * 60)
+SIGN_UP_LIMIT = Limit(attempts=5, window_seconds=60 * 60)
+
+
+def _over_limit(scope: str, key: str, limit: Limit) -> int:
+    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
+
+
+def too_many_attempts(request, retry_after: int):
+    """429 with when to try again, for people and for clients that read Retry-After."""
+    context = {"retry_at": timezone.now() + timedelta(seconds=retry_after), "minutes": -(-retry_after // 60)}
+    response = render(request, "accounts/too_many_attempts.html", context, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+def _safe_next(request) -> str:
+    url = request.POST.get("next") or request.GET.get("next", "")
+    allowed = url_has_allowed_host_and_scheme(url, {request.get_host()}, require_https=request.is_secure())
+    return url if allowed else ""
+
+
+@sensitive_post_parameters("password", "password_confirm")
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def sign_up(request):
+    """Open an account, log it in, and continue in the language it chose."""
+    if request.user.is_authenticated:
+        # One account per person (rule 21): nobody opens a second one from the first.
+        status = 403 if request.method == "POST" else 200
+        return render(request, "accounts/signup.html", {"signed_in": True}, status=status)
+    status = 200
+    if request.method == "POST":
+        if wait := _over_limit("signup:ip", client_address(request), SIGN_UP_LIMIT):
+            return too_many_attempts(request, wait)
+        form = SignUpForm(request.POST)
+        if form.is_valid():
+            try:
+                user = user_sign_up(**form.sign_up_arguments())
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                return _signed_up(request, user)
+        status = 400
+    else:
+        form = SignUpForm(initial={"language": translation.get_language()})
+    return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)}, status=status)
+
+
+def _signed_up(request, user):
+    login(request, user)
+    translation.activate(user.language)
+    with translation.override(user.language):
+        lobby = reverse("lobby:lobby")
+    response = HttpResponseRedirect(_safe_next(request) or lobby)
+    # As the language switcher would; the unprefixed pages stay English by design.
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        user.language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+    return response
+
+
+class FormErrorIs400:
+    """A refused form answers 400, as the lobby's filters do; htmx swaps it in."""
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
+
+
+class LogIn(FormErrorIs400, auth_views.LoginView):
+    """Django's login, limited per client address and per username, each alone
+    enough to stop a guesser: rotating addresses meets the username's limit."""
+
+    template_name = "accounts/login.html"
+
+    def post(self, request, *args, **kwargs):
+        waits = [_over_limit("login:ip", client_address(request), LOGIN_LIMIT)]
+        username = request.POST.get("username", "").strip().casefold()
+        if username:
+            waits.append(_over_limit("login:username", username, LOGIN_LIMIT))
+        if wait := max(waits):
+            return too_many_attempts(request, wait)
+        return super().post(request, *args, **kwargs)
+
+
+class LogOut(auth_views.LogoutView):
+    """POST only, so another site cannot log a player out with a link."""
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        response = render(request, "accounts/logout_by_post.html", status=405)
+        response["Allow"] = ", ".join(method.upper() for method in self._allowed_methods())
+        return response
+
+
+class PasswordChange(FormErrorIs400, auth_views.PasswordChangeView):
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("accounts:password_change_done")
+
+
+class PasswordChangeDone(auth_views.PasswordChangeDoneView):
+    template_name = "accounts/password_change_done.html"
