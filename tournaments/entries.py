@@ -27,8 +27,15 @@ from tournaments.models import (
 from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services import TournamentError
-from wallet.models import AccountKind, Currency, TransferReason
-from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
+from wallet.models import Account, AccountKind, Currency, TransferReason
+from wallet.services import (
+    InsufficientFunds,
+    WalletError,
+    account_get,
+    house_account,
+    transfer_create,
+    wallet_account,
+)
 from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
 
 REFUSALS = {
@@ -93,18 +100,26 @@ def payment_options(*, tournament: Tournament, player, now: datetime) -> list[Pa
         return [PaymentOption(PaymentForm.FREE, currency, 0, True)]
     options = []
     if tournament.entry_kind == EntryKind.CASH:
-        options.append(
-            PaymentOption(PaymentForm.CASH, currency, total, wallet_account(player, currency).balance >= total)
-        )
+        options.append(PaymentOption(PaymentForm.CASH, currency, total, _balance(player, currency) >= total))
     if tournament.entry_kind in (EntryKind.CASH, EntryKind.TMONEY):
-        balance = wallet_account(player, Currency.TMONEY).balance
-        options.append(PaymentOption(PaymentForm.TMONEY, Currency.TMONEY, total, balance >= total))
+        options.append(
+            PaymentOption(PaymentForm.TMONEY, Currency.TMONEY, total, _balance(player, Currency.TMONEY) >= total)
+        )
     ticket = tickets_usable_for(
         owner=player, tournament_id=tournament.pk, value=price + fee, currency=currency, now=now
     ).first()
     if ticket is not None:
         options.append(PaymentOption(PaymentForm.TICKET, currency, total, True, ticket.pk))
     return options
+
+
+def _balance(player, currency: str) -> int:
+    """What the player holds in `currency`, without opening an account to read it."""
+    kind = AccountKind.PLAYER_TMONEY if currency == Currency.TMONEY else AccountKind.PLAYER_CASH
+    return (
+        Account.objects.filter(owner=player, kind=kind, currency=currency).values_list("balance", flat=True).first()
+        or 0
+    )
 
 
 def entry_register(
@@ -123,11 +138,12 @@ def entry_register(
     the buy-in goes to the prize pool, the fee to the house, through the ledger.
     A retry with the same idempotency key returns the same entry.
     """
+    idempotency_key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if idempotency_key:
             earlier = Purchase.objects.filter(idempotency_key=idempotency_key).select_related("entry").first()
-            if earlier is not None and earlier.entry.player_id == player.pk:
+            if earlier is not None:
                 return earlier.entry
         if Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).exists():
             raise refuse("already_registered")
@@ -209,10 +225,11 @@ def entry_addon(*, tournament_id: int, player, now: datetime, idempotency_key: s
 
 
 def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempotency_key: str | None) -> Purchase:
+    idempotency_key = _scoped_key(kind, tournament_id, player, idempotency_key)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if idempotency_key:
-            earlier = Purchase.objects.filter(idempotency_key=idempotency_key, entry__player=player).first()
+            earlier = Purchase.objects.filter(idempotency_key=idempotency_key).first()
             if earlier is not None:
                 return earlier
         entry = (
@@ -268,6 +285,11 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
         tournament.save(update_fields=["prize_contributions", "updated_at"])
         audit_log(action=f"tournaments.entry.{kind}", subject=entry, actor=player, data={"purchase": purchase.pk})
         return purchase
+
+
+def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:
+    """A client's key names one request of one player for one purchase in one event."""
+    return f"{kind}:{tournament_id}:{player.pk}:{key}" if key else None
 
 
 def _choose_form(tournament: Tournament, form: str | None, ticket_id: int | None) -> str:
@@ -339,8 +361,10 @@ def _purchase(
                 idempotency_key=f"purchase:{purchase.pk}:{leg}",
                 actor=entry.player,
             )
-    except WalletError as error:
+    except InsufficientFunds as error:
         raise refuse("insufficient_funds") from error
+    except WalletError as error:
+        raise TournamentError(str(error), error.code) from error
     return purchase
 
 
