@@ -2,7 +2,9 @@
 
 Tournaments are saved and cloned through tournaments.services, so every edit leaves
 an audit row; status and the entry counters belong to the clock and the registration
-services and are read-only here.
+services and are read-only here. Staff cancel and postpone events (rules 2, 22) with
+list actions that ask for a reason on a confirmation page, then call
+tournaments.cancellation.
 """
 
 from datetime import datetime, timedelta
@@ -10,11 +12,14 @@ from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
+from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -24,9 +29,10 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
+from tournaments.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
 from tournaments.models import BlindLevel, BlindStructure, EntryKind, Tournament
 from tournaments.rules.schedule import Level, validate_levels
-from tournaments.services import tournament_clone, tournament_save
+from tournaments.services import TournamentError, tournament_clone, tournament_save
 
 MONEY_FIELDS = frozenset(
     {
@@ -134,6 +140,34 @@ class BlindStructureAdmin(admin.ModelAdmin):
         )
 
 
+class CancelForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=REASON_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=_("Kept in the audit log with your name; support gives it to players who ask."),
+    )
+
+
+class PostponeForm(CancelForm):
+    new_start = forms.SplitDateTimeField(label=_("New start"), widget=AdminSplitDateTime)
+    field_order = ("new_start", "reason")
+
+
+ROLLBACK_HELP = _(
+    "Every entrant, still playing or eliminated, gets back everything they paid: buy-ins, fees, rebuys, "
+    "add-ons and bounties, in the form paid (cash as cash, T-Money as T-Money, tickets as tickets, "
+    "satellite seats as T-Money)."
+)
+ROLL_FORWARD_HELP = _(
+    "Only for events in play. Each remaining player gets their fees back and a share of the prize pool: "
+    "half equally and half by chip count; in the money, each first gets the lowest prize not yet awarded "
+    "and the rest goes by chip count. The house pays any overlay up to the guarantee. Eliminated players "
+    "get nothing."
+)
+POSTPONE_HELP = _("Moves the start later, before the event starts; every registration is kept.")
+
+
 class TournamentForm(forms.ModelForm):
     # No Meta: ModelAdmin builds the form's fields from the fieldsets.
 
@@ -166,7 +200,7 @@ class TournamentAdmin(admin.ModelAdmin):
     ordering = ("-scheduled_start",)
     autocomplete_fields = ("blind_structure", "satellite_target")
     readonly_fields = ("status", "entries_count", "prize_contributions", "entry_terms", "clone_button")
-    actions = ("clone_selected",)
+    actions = ("clone_selected", "cancel_rollback", "cancel_roll_forward", "postpone")
     fieldsets = (
         (_("Event"), {"fields": ("name", "game", "betting", "scheduled_start", "status")}),
         (_("Entry"), {"fields": ("entry_kind", "currency", "buy_in", "fee")}),
@@ -323,3 +357,93 @@ class TournamentAdmin(admin.ModelAdmin):
             ngettext("Cloned %(count)d event.", "Cloned %(count)d events.", len(clones)) % {"count": len(clones)},
             messages.SUCCESS,
         )
+
+    @admin.action(description=_("Cancel (roll back, refund everything)"), permissions=["change"])
+    def cancel_rollback(self, request, queryset):
+        return self._cancel(request, queryset, CancelMode.ROLLBACK)
+
+    @admin.action(description=_("Cancel (roll forward)"), permissions=["change"])
+    def cancel_roll_forward(self, request, queryset):
+        return self._cancel(request, queryset, CancelMode.ROLL_FORWARD)
+
+    def _cancel(self, request, queryset, mode: CancelMode):
+        rollback = mode is CancelMode.ROLLBACK
+        return self._confirm_then(
+            request,
+            queryset,
+            action="cancel_rollback" if rollback else "cancel_roll_forward",
+            title=_("Cancel and refund everything") if rollback else _("Cancel and roll the prize pool forward"),
+            explanation=ROLLBACK_HELP if rollback else ROLL_FORWARD_HELP,
+            form_class=CancelForm,
+            perform=lambda tournament, data, now: tournament_cancel(
+                tournament_id=tournament.pk, actor=request.user, reason=data["reason"], mode=mode, now=now
+            ),
+            done=lambda count: (
+                ngettext(
+                    "Cancelled %(count)d event; every entrant was refunded.",
+                    "Cancelled %(count)d events; every entrant was refunded.",
+                    count,
+                )
+                if rollback
+                else ngettext(
+                    "Cancelled %(count)d event; its prize pool was rolled forward.",
+                    "Cancelled %(count)d events; their prize pools were rolled forward.",
+                    count,
+                )
+            ),
+        )
+
+    @admin.action(description=_("Postpone"), permissions=["change"])
+    def postpone(self, request, queryset):
+        if queryset.count() != 1:
+            # One new start time means one event.
+            self.message_user(request, _("Postpone one event at a time."), messages.ERROR)
+            return None
+        return self._confirm_then(
+            request,
+            queryset,
+            action="postpone",
+            title=_("Postpone"),
+            explanation=POSTPONE_HELP,
+            form_class=PostponeForm,
+            perform=lambda tournament, data, now: tournament_postpone(
+                tournament_id=tournament.pk,
+                actor=request.user,
+                new_start=data["new_start"],
+                reason=data["reason"],
+                now=now,
+            ),
+            done=lambda count: ngettext("Postponed %(count)d event.", "Postponed %(count)d events.", count),
+        )
+
+    def _confirm_then(self, request, queryset, *, action, title, explanation, form_class, perform, done):
+        """Show the confirmation page asking for `form_class`; once it is posted
+        valid, `perform` each selected event (each in its own transaction: one refusal
+        leaves the others done) and return to the list with what happened."""
+        form = form_class(request.POST if request.POST.get("post") == "yes" else None)
+        events = list(queryset.order_by("scheduled_start", "pk"))
+        if form.is_bound and form.is_valid():
+            now = timezone.now()
+            succeeded = 0
+            for tournament in events:
+                try:
+                    perform(tournament, form.cleaned_data, now)
+                except TournamentError as error:
+                    self.message_user(request, f"{tournament.name}: {error.message}", messages.ERROR)
+                else:
+                    succeeded += 1
+            if succeeded:
+                self.message_user(request, done(succeeded) % {"count": succeeded}, messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "explanation": explanation,
+            "form": form,
+            "events": events,
+            "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "opts": self.model._meta,
+            "media": self.media + form.media,
+        }
+        return TemplateResponse(request, "admin/tournaments/tournament_action_confirmation.html", context)

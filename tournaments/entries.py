@@ -164,7 +164,7 @@ def entry_register(
             late=now >= tournament.scheduled_start,
         )
         price, fee, bounty = entry_price(tournament)
-        purchase = _purchase(
+        purchase = purchase_create(
             tournament=tournament,
             entry=entry,
             kind=PurchaseKind.ENTRY,
@@ -264,7 +264,7 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
         if refusal:
             raise refuse(refusal)
         form = PaymentForm.FREE if sum(amounts) == 0 else PaymentForm.CASH
-        purchase = _purchase(
+        purchase = purchase_create(
             tournament=tournament,
             entry=entry,
             kind=kind,
@@ -308,7 +308,7 @@ def _choose_form(tournament: Tournament, form: str | None, ticket_id: int | None
     return chosen
 
 
-def _purchase(
+def purchase_create(
     *,
     tournament: Tournament,
     entry: Entry,
@@ -352,7 +352,7 @@ def _purchase(
     except IntegrityError as error:
         raise TournamentError(_("This request was already made."), "duplicate_request") from error
     try:
-        for leg, source, destination, amount, reason in _legs(tournament, purchase, source_account):
+        for leg, source, destination, amount, reason in purchase_legs(tournament, purchase, source_account):
             transfer_create(
                 source=source,
                 destination=destination,
@@ -368,7 +368,7 @@ def _purchase(
     return purchase
 
 
-def _legs(tournament: Tournament, purchase: Purchase, source_account=None):
+def purchase_legs(tournament: Tournament, purchase: Purchase, source_account=None):
     """(leg, source, destination, amount, reason) for each movement that pays a purchase."""
     ref = f"tournament:{tournament.pk}"
     currency = purchase.currency
@@ -414,7 +414,9 @@ def entry_refund(*, tournament: Tournament, entry: Entry, now: datetime) -> int:
     left the prize pool. The caller holds the tournament's row lock."""
     refunded_to_pool = 0
     for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
-        for leg, source, destination, amount, _reason in _legs(tournament, purchase, _seat_source(entry, purchase)):
+        for leg, source, destination, amount, _reason in purchase_legs(
+            tournament, purchase, seat_source(entry, purchase)
+        ):
             back_to = house_account(purchase.currency) if purchase.form == PaymentForm.SEAT else source
             transfer_create(
                 source=destination,
@@ -442,7 +444,7 @@ def entry_refund(*, tournament: Tournament, entry: Entry, now: datetime) -> int:
     return refunded_to_pool
 
 
-def _seat_source(entry: Entry, purchase: Purchase):
+def seat_source(entry: Entry, purchase: Purchase):
     if purchase.form != PaymentForm.SEAT or entry.won_in_id is None:
         return None
     return account_get(kind=AccountKind.PRIZE_POOL, currency=purchase.currency, ref=f"tournament:{entry.won_in_id}")

@@ -1,7 +1,9 @@
 """Prize pool and payout tables (rules 7, 11).
 
 Money is in minor units. Every split ends with a largest-remainder rounding and an
-exact sum check, so the places always add up to the pool.
+exact sum check, so the places always add up to the pool. Prizes are whole currency
+units (ALGORITHMS C8: round each prize down, the remainder to first place) whenever
+the pool gives every paid place at least one unit.
 """
 
 import math
@@ -24,6 +26,9 @@ class Curve:
     paid_share: Fraction  # share of the entrants that is paid
     steepness: Fraction  # prize of place k is proportional to 1 / k**steepness
 
+
+# Minor units in one unit of every currency the room uses (EUR, USD, DKK, T-Money).
+CURRENCY_UNIT = 100
 
 CURVES = {
     PrizeStructure.STANDARD: Curve(Fraction(15, 100), Fraction(1)),
@@ -55,15 +60,7 @@ def largest_remainder(total: int, weights: list[Fraction]) -> list[int]:
     Each part is rounded down, then the leftover units go one by one to the
     largest remainders (ties to the earlier part).
     """
-    fractions = [Fraction(w) for w in weights]
-    if total < 0 or not any(fractions) or any(w < 0 for w in fractions):
-        raise ValueError("cannot split a negative total or by zero or negative weights")
-    # Integer arithmetic on a common denominator: exact whatever the weights are
-    # (integer chip counts divided as floats would lose units on large totals), and
-    # fast, where summing a thousand Fractions reduces each partial sum.
-    common = math.lcm(*(w.denominator for w in fractions))
-    scaled = [w.numerator * (common // w.denominator) for w in fractions]
-    weight_sum = sum(scaled)
+    scaled, weight_sum = _scaled(total, weights)
     split = [divmod(total * weight, weight_sum) for weight in scaled]
     parts = [quotient for quotient, _ in split]
     leftover = total - sum(parts)
@@ -74,8 +71,49 @@ def largest_remainder(total: int, weights: list[Fraction]) -> list[int]:
     return parts
 
 
-def payout_table(*, structure: PrizeStructure, entrants: int, pool: int, seat_value: int | None = None) -> list[int]:
-    """Prize of each paid place, first place first; sums exactly to `pool`."""
+def rounded_down_to_first(total: int, weights: list[Fraction], unit: int) -> list[int]:
+    """Split `total` in proportion to `weights` with every part but the first rounded
+    down to a multiple of `unit`; the first part takes what that leaves (C8).
+
+    For weights that never increase the parts never increase either: rounding down
+    keeps the order of the others, and the first only gains.
+    """
+    scaled, weight_sum = _scaled(total, weights)
+    rest = [total * weight // weight_sum // unit * unit for weight in scaled[1:]]
+    parts = [total - sum(rest), *rest]
+    assert sum(parts) == total
+    return parts
+
+
+def _scaled(total: int, weights: list[Fraction]) -> tuple[list[int], int]:
+    """The weights as integers over a common denominator, and their sum."""
+    fractions = [Fraction(w) for w in weights]
+    if total < 0 or not any(fractions) or any(w < 0 for w in fractions):
+        raise ValueError("cannot split a negative total or by zero or negative weights")
+    # Integer arithmetic on a common denominator: exact whatever the weights are
+    # (integer chip counts divided as floats would lose units on large totals), and
+    # fast, where summing a thousand Fractions reduces each partial sum.
+    common = math.lcm(*(w.denominator for w in fractions))
+    scaled = [w.numerator * (common // w.denominator) for w in fractions]
+    return scaled, sum(scaled)
+
+
+def payout_table(
+    *,
+    structure: PrizeStructure,
+    entrants: int,
+    pool: int,
+    seat_value: int | None = None,
+    unit: int = CURRENCY_UNIT,
+) -> list[int]:
+    """Prize of each paid place, first place first; sums exactly to `pool` and never
+    increases from one place to the next.
+
+    When the pool gives every paid place at least one `unit`, each prize but the
+    first is a whole number of units and first place takes the remainder; a smaller
+    pool is split to the minor unit, every place getting at least one minor unit
+    while the pool has one for each.
+    """
     if entrants <= 0 or pool <= 0:
         return []
     if structure is PrizeStructure.SATELLITE:
@@ -85,12 +123,28 @@ def payout_table(*, structure: PrizeStructure, entrants: int, pool: int, seat_va
         return [pool]
     steepness = CURVES[structure].steepness
     weights = [_weight(place, steepness) for place in range(1, paid + 1)]
+    if pool >= paid * unit:
+        return _in_whole_units(pool, weights, unit)
     prizes = largest_remainder(pool, weights)
     if prizes[-1] == 0 and pool >= paid:
         # Every paid place cashes: a small pool spread over many places rounds the
-        # bottom shares down to nothing, so then each place first gets one unit and
-        # the rest is split by the curve. Still non-increasing and exact.
+        # bottom shares down to nothing, so then each place first gets one minor unit
+        # and the rest is split by the curve. Still non-increasing and exact.
         prizes = [1 + part for part in largest_remainder(pool - paid, weights)]
+    return prizes
+
+
+def _in_whole_units(pool: int, weights: list[Fraction], unit: int) -> list[int]:
+    """Whole units for places 2.. and the remainder to first; pool >= places * unit.
+
+    Should the curve round a bottom place down to nothing, each place first gets one
+    unit and the rest is split by the curve, as for small pools above.
+    """
+    prizes = rounded_down_to_first(pool, weights, unit)
+    if prizes[-1] == 0:
+        floor = unit * len(weights)
+        prizes = [unit + part for part in rounded_down_to_first(pool - floor, weights, unit)]
+    assert sum(prizes) == pool
     return prizes
 
 

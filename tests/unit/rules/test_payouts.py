@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.rules.payouts import PrizeStructure, largest_remainder, payout_table, places_paid, prize_pool
+from tournaments.rules.payouts import (
+    CURRENCY_UNIT,
+    PrizeStructure,
+    largest_remainder,
+    payout_table,
+    places_paid,
+    prize_pool,
+    rounded_down_to_first,
+)
 
 CURVED = (PrizeStructure.STANDARD, PrizeStructure.TOP_HEAVY, PrizeStructure.FLAT)
 WITH_PLACES = (*CURVED, PrizeStructure.WINNER_TAKES_ALL)
@@ -122,6 +130,73 @@ def test_a_big_field_pays_out_in_milliseconds():
         assert sum(payout_table(structure=structure, entrants=5_000, pool=10**9)) == 10**9
 
     assert time.perf_counter() - began < 1
+
+
+def test_small_fields_pay_one_place_then_two_then_three():
+    assert [places_paid(PrizeStructure.STANDARD, entrants) for entrants in range(1, 10)] == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
+@pytest.mark.parametrize("structure", CURVED)
+def test_a_bigger_field_never_pays_fewer_places(structure):
+    paid = [places_paid(structure, entrants) for entrants in range(1, 2_000)]
+
+    assert paid == sorted(paid)
+
+
+# Rounding to the currency unit (C8)
+
+
+def test_prizes_are_whole_currency_units_with_the_remainder_to_first():
+    # Exact shares 673.40, 336.70, 224.47: places 2 and 3 round down to 336.00 and
+    # 224.00, first takes the rest.
+    assert payout_table(structure=PrizeStructure.STANDARD, entrants=7, pool=123_456) == [67_456, 33_600, 22_400]
+
+
+def test_every_place_but_first_is_a_whole_unit_in_a_big_field():
+    prizes = payout_table(structure=PrizeStructure.STANDARD, entrants=1_000, pool=1_000_037)
+
+    assert sum(prizes) == 1_000_037
+    assert all(prize % CURRENCY_UNIT == 0 for prize in prizes[1:])
+    assert prizes[0] % CURRENCY_UNIT == 37
+    assert min(prizes) >= CURRENCY_UNIT
+    assert is_non_increasing(prizes)
+
+
+def test_a_pool_of_barely_one_unit_a_place_pays_each_place_one_unit():
+    # 150 places, 150.50 in the pool: the curve alone would round the bottom to 0.
+    prizes = payout_table(structure=PrizeStructure.STANDARD, entrants=1_000, pool=150 * CURRENCY_UNIT + 50)
+
+    assert prizes == [CURRENCY_UNIT + 50] + [CURRENCY_UNIT] * 149
+
+
+def test_a_pool_below_one_unit_a_place_keeps_minor_unit_precision():
+    prizes = payout_table(structure=PrizeStructure.STANDARD, entrants=100, pool=1_234)
+
+    assert len(prizes) == 15
+    assert sum(prizes) == 1_234
+    assert any(prize % CURRENCY_UNIT for prize in prizes[1:])
+    assert min(prizes) > 0
+    assert is_non_increasing(prizes)
+
+
+def test_the_rounding_unit_can_be_a_minor_unit():
+    # Exact shares 673.09, 336.55, 224.36 minor units: the fractions go to first.
+    assert payout_table(structure=PrizeStructure.STANDARD, entrants=7, pool=1_234, unit=1) == [674, 336, 224]
+
+
+def test_rounded_down_to_first_gives_what_rounding_leaves_to_the_first_part():
+    # 545.45, 272.73, 181.82
+    assert rounded_down_to_first(1_000, [Fraction(1), Fraction(1, 2), Fraction(1, 3)], 100) == [700, 200, 100]
+    assert rounded_down_to_first(999, [Fraction(1)] * 3, 100) == [399, 300, 300]
+
+
+@pytest.mark.parametrize("entrants", [1_000, 10_000])
+def test_first_place_takes_12_to_20_percent_of_a_large_standard_field(entrants):
+    pool = entrants * 1_000  # 10.00 a head
+    prizes = payout_table(structure=PrizeStructure.STANDARD, entrants=entrants, pool=pool)
+
+    assert Fraction(12, 100) <= Fraction(prizes[0], pool) <= Fraction(20, 100)
+    assert len(prizes) == entrants * 15 // 100
 
 
 # Satellites
@@ -252,3 +327,20 @@ def test_largest_remainder_is_exact_and_within_one_unit_of_the_share(total, weig
 
     assert sum(parts) == total
     assert all(share - 1 < part < share + 1 for part, share in zip(parts, shares, strict=True))
+
+
+@PROPERTY
+@given(
+    structure=st.sampled_from(CURVED),
+    entrants=st.integers(min_value=4, max_value=5_000),
+    extra=st.integers(min_value=0, max_value=10**9),
+)
+def test_a_pool_of_a_unit_a_place_pays_whole_units_to_every_place_but_first(structure, entrants, extra):
+    pool = places_paid(structure, entrants) * CURRENCY_UNIT + extra
+
+    prizes = payout_table(structure=structure, entrants=entrants, pool=pool)
+
+    assert sum(prizes) == pool
+    assert all(prize % CURRENCY_UNIT == 0 for prize in prizes[1:])
+    assert min(prizes) >= CURRENCY_UNIT
+    assert is_non_increasing(prizes)

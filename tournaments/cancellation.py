@@ -1,0 +1,332 @@
+"""Cancelling and postponing an event (rules 2 and 22; ALGORITHMS C10).
+
+Staff cancel in one of two ways. A rollback gives every entrant back everything
+they paid, in the form they paid it, as unregistration does. A roll forward, only
+once play has begun, gives each remaining player their fees back and shares out
+what is left of the prize pool (tournaments.rules.cancellation). Postponing moves
+the start and keeps every registration.
+"""
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy
+
+from audit.services import audit_log
+from tournaments.entries import entry_price, entry_refund, pool_currency, purchase_legs, seat_source
+from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, Tournament
+from tournaments.rules.cancellation import roll_forward
+from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
+from tournaments.rules.registration import UNDER_WAY
+from tournaments.services import TournamentError
+from wallet.models import AccountKind, Currency, TicketStatus, TransferReason
+from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
+from wallet.tickets import ticket_consume, ticket_issue
+
+# A ticket given back for one the start had already spent stays usable at least this long.
+REPLACEMENT_TICKET_VALIDITY = timedelta(days=30)
+# AuditEntry.reason holds this many characters.
+REASON_LENGTH = 300
+
+
+class CancelMode(StrEnum):
+    ROLLBACK = "rollback"
+    ROLL_FORWARD = "roll_forward"
+
+
+REFUSALS = {
+    "already_cancelled": gettext_lazy("This tournament has already been cancelled."),
+    "finished": gettext_lazy("This tournament has finished; it can no longer be cancelled or postponed."),
+    "reason_required": gettext_lazy("Give a reason: players and support will read it."),
+    "unknown_mode": gettext_lazy("Choose how to cancel: roll back or roll forward."),
+    "not_started": gettext_lazy(
+        "Roll forward shares out a tournament in play; this one has not started. "
+        "Cancel it with a rollback, which refunds everything."
+    ),
+    "nobody_left": gettext_lazy("No player is left in this tournament to roll the prize pool forward to."),
+    "books": gettext_lazy("The prize pool does not hold what the entries paid in; nothing was changed."),
+    "started": gettext_lazy("This tournament has already started; it can be cancelled but not postponed."),
+    "start_in_past": gettext_lazy("The new start must be in the future."),
+    "start_not_later": gettext_lazy("A postponement moves the start later than it is now."),
+    "after_target": gettext_lazy("A satellite must start before its target event."),
+}
+
+
+def refuse(code: str) -> TournamentError:
+    return TournamentError(str(REFUSALS[code]), code)
+
+
+def has_started(tournament: Tournament) -> bool:
+    return tournament.started_at is not None or tournament.status in UNDER_WAY
+
+
+def tournament_cancel(
+    *, tournament_id: int, actor, reason: str, now: datetime, mode: str = CancelMode.ROLLBACK
+) -> Tournament:
+    """Cancel the event for good (rule 22) and compensate its players per `mode`.
+
+    Rollback (before the start always, after it by choice): every entry, active or
+    eliminated, is refunded every purchase in the form paid (entry_refund); reserved
+    tickets come back, tickets the start had spent are replaced by a ticket for the
+    same buy-in level. Entries become REFUNDED; the pool ends empty.
+
+    Roll forward (after the start only): each ACTIVE player gets their fees and own
+    knockout bounty back in the form paid (cash and T-Money as paid, tickets and
+    satellite seats as T-Money) and a share of the pool per rules.cancellation; the
+    house pays any overlay up to the guarantee first. Eliminated players get
+    nothing. The pool ends empty.
+
+    Under the tournament's row lock, in one transaction; the status becomes
+    CANCELLED with an audit row carrying the reason and mode. Cancelling twice is
+    refused.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    if mode not in set(CancelMode):
+        raise refuse("unknown_mode")
+    mode = CancelMode(mode)
+    try:
+        with transaction.atomic():
+            tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+            if tournament.status == Status.CANCELLED:
+                raise refuse("already_cancelled")
+            if tournament.status == Status.FINISHED:
+                raise refuse("finished")
+            if mode is CancelMode.ROLL_FORWARD and not has_started(tournament):
+                raise refuse("not_started")
+            if mode is CancelMode.ROLLBACK:
+                data = _roll_back(tournament=tournament, actor=actor, now=now)
+            else:
+                data = _roll_forward(tournament=tournament, actor=actor, now=now)
+            previous = tournament.status
+            tournament.status = Status.CANCELLED
+            tournament.save(update_fields=["status", "entries_count", "prize_contributions", "updated_at"])
+            audit_log(
+                action="tournaments.tournament.cancelled",
+                subject=tournament,
+                actor=actor,
+                reason=reason[:REASON_LENGTH],
+                data={"mode": str(mode), "from": previous, "at": now.isoformat(), **data},
+            )
+    except WalletError as error:
+        # A movement the ledger refuses means the pool and the entries disagree.
+        raise refuse("books") from error
+    return tournament
+
+
+def _roll_back(*, tournament: Tournament, actor, now: datetime) -> dict:
+    entries = list(
+        Entry.objects.select_for_update()
+        .filter(tournament=tournament, status__in=ENTERED)
+        .select_related("player")
+        .order_by("pk")
+    )
+    refunded = 0
+    replaced_tickets = []
+    for entry in entries:
+        spent = list(
+            entry.purchases.filter(refunded_at=None, ticket__status=TicketStatus.CONSUMED)
+            .select_related("ticket")
+            .order_by("pk")
+        )
+        refunded += entry_refund(tournament=tournament, entry=entry, now=now)
+        # entry_refund gives back reserved tickets; the start spent these, so the
+        # player gets a new one for the same buy-in level (the form they paid).
+        replaced_tickets += [
+            _replace_ticket(tournament=tournament, purchase=purchase, actor=actor, now=now).pk for purchase in spent
+        ]
+        entry.status = EntryStatus.REFUNDED
+        entry.ended_at = entry.ended_at or now
+        entry.save(update_fields=["status", "ended_at"])
+    tournament.entries_count -= len(entries)
+    tournament.prize_contributions -= refunded
+    _check_pool_empty(tournament)
+    return {"entries": len(entries), "refunded_to_players": refunded, "replaced_tickets": replaced_tickets}
+
+
+def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor, now: datetime):
+    spent = purchase.ticket
+    return ticket_issue(
+        owner=purchase.entry.player,
+        # A ticket for any event of this buy-in level: the one it paid for is cancelled.
+        value=purchase.price + purchase.fee,
+        currency=purchase.currency,
+        expires_at=max(spent.expires_at, now + REPLACEMENT_TICKET_VALIDITY),
+        actor=actor,
+        reason=f"Replaces ticket #{spent.pk}: tournament #{tournament.pk} was cancelled",
+    )
+
+
+def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
+    entries = list(
+        Entry.objects.select_for_update()
+        .filter(tournament=tournament, status__in=ENTERED)
+        .select_related("player")
+        .order_by("pk")
+    )
+    remaining = [entry for entry in entries if entry.status == EntryStatus.ACTIVE]
+    if not remaining:
+        raise refuse("nobody_left")
+    for purchase in Purchase.objects.filter(entry__in=entries, ticket__status=TicketStatus.RESERVED):
+        # Play began on these tickets: they are spent, as the start would have done.
+        ticket_consume(ticket_id=purchase.ticket_id)
+    fees = sum(_refund_fees(tournament=tournament, entry=entry, actor=actor) for entry in remaining)
+    currency = pool_currency(tournament)
+    pool_account = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{tournament.pk}")
+    full_pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
+    overlay = full_pool - tournament.prize_contributions
+    if overlay:
+        transfer_create(
+            source=house_account(currency),
+            destination=pool_account,
+            amount=overlay,
+            reason=TransferReason.PRIZE,
+            idempotency_key=f"tournament:{tournament.pk}:overlay",
+            actor=actor,
+            memo="overlay: the guarantee above the entries",
+        )
+    pool_account.refresh_from_db()
+    shares = roll_forward(
+        pool=pool_account.balance,
+        chips={entry.player_id: entry.chips for entry in remaining},
+        payouts=payout_table(
+            structure=PrizeStructure(tournament.prize_structure),
+            entrants=tournament.entries_count,
+            pool=full_pool,
+            seat_value=_seat_value(tournament),
+        ),
+    )
+    for entry in remaining:
+        share = shares[entry.player_id]
+        if share:
+            transfer_create(
+                source=pool_account,
+                destination=wallet_account(entry.player, currency),
+                amount=share,
+                reason=TransferReason.PRIZE,
+                idempotency_key=f"tournament:{tournament.pk}:roll_forward:{entry.pk}",
+                actor=actor,
+            )
+        entry.status = EntryStatus.REFUNDED
+        entry.ended_at = now
+        entry.save(update_fields=["status", "ended_at"])
+    _check_pool_empty(tournament)
+    return {
+        "remaining": len(remaining),
+        "pool": sum(shares.values()),
+        "overlay": overlay,
+        "fees_refunded": fees,
+        "shares": {str(player): share for player, share in shares.items()},
+    }
+
+
+def _refund_fees(*, tournament: Tournament, entry: Entry, actor) -> int:
+    """Give back the fees and own knockout bounty of every purchase of `entry`: to
+    the player's own account when they paid from it, else (tickets, satellite
+    seats, T-Money the house converted) as T-Money. Returns the amount."""
+    refunded = 0
+    for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
+        for leg, payer, destination, amount, _reason in purchase_legs(
+            tournament, purchase, seat_source(entry, purchase)
+        ):
+            if leg not in ("fee", "bounty"):
+                continue
+            key = f"purchase:{purchase.pk}:cancel:{leg}"
+            if payer.owner_id == entry.player_id:
+                transfer_create(
+                    source=destination,
+                    destination=payer,
+                    amount=amount,
+                    reason=TransferReason.REFUND,
+                    idempotency_key=key,
+                    actor=actor,
+                )
+            else:
+                transfer_create(
+                    source=destination,
+                    destination=house_account(purchase.currency),
+                    amount=amount,
+                    reason=TransferReason.REFUND,
+                    idempotency_key=key,
+                    actor=actor,
+                )
+                transfer_create(
+                    source=house_account(Currency.TMONEY),
+                    destination=wallet_account(entry.player, Currency.TMONEY),
+                    amount=amount,
+                    reason=TransferReason.REFUND,
+                    idempotency_key=f"{key}:tmoney",
+                    actor=actor,
+                )
+            refunded += amount
+    return refunded
+
+
+def _seat_value(tournament: Tournament) -> int | None:
+    if not tournament.satellite_target_id:
+        return None
+    return sum(entry_price(tournament.satellite_target))
+
+
+def _check_pool_empty(tournament: Tournament) -> None:
+    pool_account = account_get(
+        kind=AccountKind.PRIZE_POOL, currency=pool_currency(tournament), ref=f"tournament:{tournament.pk}"
+    )
+    pool_account.refresh_from_db()
+    if pool_account.balance != 0:
+        raise refuse("books")
+
+
+def tournament_postpone(
+    *, tournament_id: int, actor, new_start: datetime, reason: str, now: datetime | None = None
+) -> Tournament:
+    """Move the event's start later, before it starts (rule 2); every registration
+    is kept.
+
+    Registration that has not opened yet opens later by the same amount; registration
+    already open stays open (moving it would shut out an event that holds entries).
+    Under the tournament's row lock, with an audit row of the old and new times.
+    """
+    now = now or timezone.now()
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if tournament.status == Status.CANCELLED:
+            raise refuse("already_cancelled")
+        if tournament.status == Status.FINISHED:
+            raise refuse("finished")
+        if has_started(tournament) or now >= tournament.scheduled_start:
+            raise refuse("started")
+        if new_start <= now:
+            raise refuse("start_in_past")
+        if new_start <= tournament.scheduled_start:
+            raise refuse("start_not_later")
+        target = tournament.satellite_target
+        if target is not None and new_start >= target.scheduled_start:
+            raise refuse("after_target")
+        old_start, old_opens = tournament.scheduled_start, tournament.registration_opens_at
+        if old_opens is not None and old_opens > now:
+            tournament.registration_opens_at = old_opens + (new_start - old_start)
+        tournament.scheduled_start = new_start
+        tournament.save(update_fields=["scheduled_start", "registration_opens_at", "updated_at"])
+        audit_log(
+            action="tournaments.tournament.postponed",
+            subject=tournament,
+            actor=actor,
+            reason=reason[:REASON_LENGTH],
+            data={
+                "from": old_start.isoformat(),
+                "to": new_start.isoformat(),
+                "registration_opens_from": old_opens.isoformat() if old_opens else None,
+                "registration_opens_to": (
+                    tournament.registration_opens_at.isoformat() if tournament.registration_opens_at else None
+                ),
+                "entries": tournament.entries_count,
+            },
+        )
+    return tournament

@@ -1,0 +1,304 @@
+"""Satellite results: seats in the target event (rules 10, 11).
+
+A satellite's pool pays whole seats of the target's entry price, and what is left
+over (less than a seat) to the next finisher. A seat is an entry in the target,
+paid from the satellite's prize pool, when the target takes registrations now
+(before the start, or in late registration: rule 10's satellites that finish
+after their target started); otherwise it is a ticket worth the seat. Refunds of a
+seat entry go back as T-Money, never cash (entry_refund, rule 10).
+
+Ending a satellite when only the seat winners are left (rule 11) is the floor
+engine's decision; it then calls satellite_award_seats with the finishing order.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils.translation import gettext_lazy
+
+from audit.models import AuditEntry
+from audit.services import audit_log
+from tournaments.entries import entry_price, pool_currency, purchase_create
+from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
+from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
+from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
+from tournaments.selectors import tournament_window
+from tournaments.services import TournamentError
+from wallet.models import AccountKind, TransferReason
+from wallet.services import account_get, house_account, transfer_create, wallet_account
+from wallet.tickets import ticket_issue
+
+AWARDED = "tournaments.satellite.seats_awarded"
+# A seat won as a ticket can be used for this long.
+SEAT_TICKET_VALIDITY = timedelta(days=90)
+
+REFUSALS = {
+    "not_a_satellite": gettext_lazy("This tournament is not a satellite: it has no target event."),
+    "not_seats": gettext_lazy("This satellite pays prizes, not seats: its prize structure is not “Satellite seats”."),
+    "free_target": gettext_lazy("The target event has no entry price, so there is no seat to award."),
+    "cancelled": gettext_lazy("This satellite has been cancelled."),
+    "not_started": gettext_lazy("This satellite has not started yet."),
+    "not_entrants": gettext_lazy("Every finisher must be a different entrant of this satellite."),
+    "too_few_finishers": gettext_lazy("The satellite pays %(places)s places; name at least that many finishers."),
+    "books": gettext_lazy("The satellite's prize pool does not hold what its entries paid in; nothing was changed."),
+}
+
+
+def refuse(code: str, **params) -> TournamentError:
+    return TournamentError(str(REFUSALS[code]) % params if params else str(REFUSALS[code]), code)
+
+
+@dataclass(frozen=True)
+class SeatAward:
+    """What a satellite's result gave: seats as entries or tickets, and the remainder."""
+
+    seat_value: int
+    seats: list[dict] = field(default_factory=list)  # {"player", "entry" or "ticket"} per seat, in finishing order
+    remainder: int = 0
+    remainder_to: int | None = None
+
+    def as_data(self) -> dict:
+        return {
+            "seat_value": self.seat_value,
+            "seats": self.seats,
+            "remainder": self.remainder,
+            "remainder_to": self.remainder_to,
+        }
+
+
+def seat_value(target: Tournament) -> int:
+    """What one seat in `target` costs: its buy-in, fee and knockout bounty."""
+    return sum(entry_price(target))
+
+
+def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor, now: datetime) -> SeatAward:
+    """Turn the satellite's result into seats (rule 10): its top N finishers each get
+    an entry in the target (or a ticket for it), the next one the remainder as cash.
+
+    `finishers` are user ids, winner first; at least as many as places paid. N is
+    the number of whole seats the pool pays (payout_table SATELLITE, the guarantee
+    and guaranteed seats included: the house pays the overlay). A finisher already
+    in the target, or a target that takes no registration now, gets a ticket worth
+    the seat instead: for the target if it has not started, else for its buy-in
+    level. The satellite is FINISHED afterwards.
+
+    Locks the satellite and the target rows (in id order) in one transaction; every
+    movement goes through the ledger and the pool ends empty. Idempotent: awarding
+    the same satellite again returns the first award and moves nothing.
+    """
+    with transaction.atomic():
+        target_id = Tournament.objects.filter(pk=satellite_id).values_list("satellite_target_id", flat=True).get()
+        if target_id is None:
+            raise refuse("not_a_satellite")
+        locked = {
+            tournament.pk: tournament
+            for tournament in Tournament.objects.select_for_update()
+            .filter(pk__in=[satellite_id, target_id])
+            .order_by("pk")
+        }
+        satellite, target = locked[satellite_id], locked[target_id]
+        earlier = AuditEntry.objects.filter(
+            action=AWARDED, subject_type=satellite._meta.label_lower, subject_id=str(satellite.pk)
+        ).first()
+        if earlier is not None:
+            return SeatAward(**earlier.data)
+        _check_can_award(satellite, target)
+        value = seat_value(target)
+        if value == 0:
+            raise refuse("free_target")
+
+        pool = max(
+            prize_pool(contributions=satellite.prize_contributions, guarantee=satellite.guarantee),
+            satellite.satellite_seats * value,
+        )
+        table = payout_table(
+            structure=PrizeStructure.SATELLITE, entrants=max(satellite.entries_count, 1), pool=pool, seat_value=value
+        )
+        seats = sum(1 for prize in table if prize == value)
+        remainder = pool - seats * value
+        players = _finishers(satellite, finishers, places=len(table))
+        pool_account = _fund_pool(satellite, pool=pool, actor=actor)
+
+        awarded = []
+        for player in players[:seats]:
+            awarded.append(
+                _award_seat(
+                    satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
+                )
+            )
+        remainder_to = None
+        if remainder:
+            remainder_to = players[seats]
+            transfer_create(
+                source=pool_account,
+                destination=wallet_account(remainder_to, pool_account.currency),
+                amount=remainder,
+                reason=TransferReason.PRIZE,
+                idempotency_key=f"satellite:{satellite.pk}:remainder",
+                actor=actor,
+                memo="satellite: the remainder after whole seats",
+            )
+        pool_account.refresh_from_db()
+        if pool_account.balance != 0:
+            raise refuse("books")
+        target.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
+        if satellite.status != Status.FINISHED:
+            audit_log(
+                action="tournaments.tournament.status",
+                subject=satellite,
+                actor=actor,
+                data={"from": satellite.status, "to": Status.FINISHED, "at": now.isoformat()},
+            )
+            satellite.status = Status.FINISHED
+            satellite.save(update_fields=["status", "updated_at"])
+        award = SeatAward(
+            seat_value=value,
+            seats=awarded,
+            remainder=remainder,
+            remainder_to=remainder_to.pk if remainder_to else None,
+        )
+        audit_log(action=AWARDED, subject=satellite, actor=actor, data=award.as_data())
+        return award
+
+
+def _check_can_award(satellite: Tournament, target: Tournament) -> None:
+    if satellite.prize_structure != PrizeStructure.SATELLITE:
+        raise refuse("not_seats")
+    if satellite.status == Status.CANCELLED:
+        raise refuse("cancelled")
+    if satellite.started_at is None and satellite.status in LIVE_BEFORE_START:
+        raise refuse("not_started")
+
+
+def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> list:
+    """The finishers' users in finishing order, each an entrant of the satellite."""
+    if len(set(finishers)) != len(finishers):
+        raise refuse("not_entrants")
+    if len(finishers) < places:
+        raise refuse("too_few_finishers", places=places)
+    named = finishers[:places]
+    entrants = set(
+        Entry.objects.filter(tournament=satellite, player_id__in=named, status__in=ENTERED).values_list(
+            "player_id", flat=True
+        )
+    )
+    if entrants != set(named):
+        raise refuse("not_entrants")
+    users = get_user_model().objects.in_bulk(named)
+    return [users[player_id] for player_id in named]
+
+
+def _fund_pool(satellite: Tournament, *, pool: int, actor):
+    """The satellite's pool account holding `pool`: the house adds any overlay."""
+    currency = pool_currency(satellite)
+    account = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{satellite.pk}")
+    if account.balance != satellite.prize_contributions:
+        raise refuse("books")
+    overlay = pool - satellite.prize_contributions
+    if overlay:
+        transfer_create(
+            source=house_account(currency),
+            destination=account,
+            amount=overlay,
+            reason=TransferReason.PRIZE,
+            idempotency_key=f"tournament:{satellite.pk}:overlay",
+            actor=actor,
+            memo="overlay: the guarantee above the entries",
+        )
+        account.refresh_from_db()
+    return account
+
+
+def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+    already_in = Entry.objects.filter(tournament=target, player=player, status__in=ENTERED).exists()
+    refusal = registration_refusal(
+        now=now,
+        status=target.status,
+        window=tournament_window(target),
+        entries=target.entries_count,
+        capacity=target.max_entrants,
+    )
+    if already_in or refusal:
+        return _seat_ticket(
+            satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
+        )
+    return _seat_entry(
+        satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
+    )
+
+
+def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+    """An entry in the target, paid as a satellite seat from the satellite's pool."""
+    amounts = entry_price(target)
+    source = pool_account
+    currency = pool_currency(target)
+    if currency != pool_account.currency:
+        # A T-Money satellite into a cash event (or the reverse): the house takes the
+        # seat in the satellite's money and pays the entry in the target's.
+        transfer_create(
+            source=pool_account,
+            destination=house_account(pool_account.currency),
+            amount=sum(amounts),
+            reason=TransferReason.TMONEY_CONVERSION,
+            idempotency_key=f"satellite:{satellite.pk}:seat:{player.pk}:conversion",
+            actor=actor,
+        )
+        source = house_account(currency)
+    entry = Entry.objects.create(
+        tournament=target,
+        player=player,
+        chips=target.starting_stack,
+        late=now >= target.scheduled_start,
+        won_in=satellite,
+    )
+    purchase = purchase_create(
+        tournament=target,
+        entry=entry,
+        kind=PurchaseKind.ENTRY,
+        form=PaymentForm.SEAT,
+        amounts=amounts,
+        chips=target.starting_stack,
+        ticket_id=None,
+        idempotency_key=f"seat:{satellite.pk}:{player.pk}",
+        now=now,
+        source_account=source,
+    )
+    target.entries_count += 1
+    target.prize_contributions += purchase.price
+    audit_log(
+        action="tournaments.entry.registered",
+        subject=entry,
+        actor=player,
+        data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
+    )
+    return {"player": player.pk, "entry": entry.pk}
+
+
+def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+    """A ticket worth the seat: the satellite's pool pays the house, which pays the
+    entry when the ticket is used. For the target while it has not started, else
+    for any event of the target's buy-in level."""
+    price, fee, bounty = entry_price(target)
+    transfer_create(
+        source=pool_account,
+        destination=house_account(pool_account.currency),
+        amount=price + fee + bounty,
+        reason=TransferReason.PRIZE,
+        idempotency_key=f"satellite:{satellite.pk}:ticket:{player.pk}",
+        actor=actor,
+        memo=f"satellite seat as a ticket for tournament #{target.pk}",
+    )
+    for_target = target.status in LIVE_BEFORE_START and target.started_at is None and now < target.scheduled_start
+    ticket = ticket_issue(
+        owner=player,
+        # A ticket covers the buy-in and fee (wallet.Ticket); the house adds the bounty.
+        value=price + fee,
+        currency=pool_currency(target),
+        expires_at=now + SEAT_TICKET_VALIDITY,
+        actor=actor,
+        reason=f"Seat won in satellite #{satellite.pk}",
+        tournament_ref=target.pk if for_target else None,
+    )
+    return {"player": player.pk, "ticket": ticket.pk}
