@@ -51,7 +51,7 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     seat_value = None
     if tournament.satellite_target_id:
         target = tournament.satellite_target
-        seat_value = target.buy_in + target.fee + target.bounty_amount
+        seat_value = target.buy_in + target.fee + (target.bounty_amount if target.bounty_kind == "knockout" else 0)
     places = payout_table(
         structure=PrizeStructure(tournament.prize_structure),
         entrants=tournament.entries_count,
@@ -63,7 +63,8 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     rebuys_over = not tournament.rebuy_levels or (
         tournament.rebuy_levels <= len(schedule.levels) and now >= schedule.levels[tournament.rebuy_levels - 1].ends_at
     )
-    return Payouts(pool=pool, places=places, provisional=not (registration_over and rebuys_over))
+    locked = tournament.payouts_locked_at is not None or (registration_over and rebuys_over)
+    return Payouts(pool=pool, places=places, provisional=not locked)
 
 
 LOBBY_FIELDS = (
