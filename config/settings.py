@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -170,6 +171,10 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = "memory://"
+# A signed-in page view reads its session from Redis; writes go through to the
+# database, which keeps sessions across a cache flush. Not on the embedded
+# per-process cache, where a logout would not reach the other processes' copies.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -178,10 +183,16 @@ CELERY_TIMEZONE = "UTC"
 # the periodic sweep, not ETAs, is what makes restarts safe.
 CELERY_BEAT_SCHEDULE = {
     "tournaments-sweep": {"task": "tournaments.tasks.tournaments_sweep", "schedule": 5.0},
+    "wallet-tickets-expire": {"task": "wallet.tasks.tickets_expire_task", "schedule": 60.0},
 }
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Token first: an anonymous API call then gets 401 with WWW-Authenticate, not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "tournaments.api.exception_handler",

@@ -24,6 +24,7 @@ urlpatterns = [
     *i18n_patterns(
         path("", include("lobby.urls")),
         path("accounts/", include("accounts.urls")),
+        path("support/", include("support.urls")),
         prefix_default_language=False,
     ),
 ]

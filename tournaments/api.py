@@ -1,36 +1,69 @@
-"""The public, read-only tournament API (/api/v1/) and its one error shape.
+"""The tournament API (/api/v1/) and its one error shape.
 
-Every error is `{"code", "message"}` with DRF's status code; a refused filter adds
-`"fields"`, the form's messages by field.
+Anyone may read the tournaments. A signed-in player (token or session) registers,
+unregisters, rebuys, takes the add-on and reads their own wallet; nothing takes a
+player id, so nobody reaches another player's entry or money.
+
+Every error is `{"code", "message"}`; a body, header or filter the API cannot take
+adds `"fields"`, the messages by field. A refusal by the rules (a TournamentError)
+is a 400, except those in REFUSAL_STATUS.
 """
 
+import re
 from dataclasses import dataclass
 
 from django import forms
+from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, F, QuerySet, Value, When
+from django.db.models import Case, F, Prefetch, QuerySet, Value, When
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.models import Token
 from rest_framework.generics import ListAPIView, RetrieveAPIView
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from accounts.rate_limit import client_address, limit_exceeded
+from accounts.views import LOGIN_LIMIT
+from tournaments.entries import (
+    entry_addon,
+    entry_rebuy,
+    entry_register,
+    entry_unregister,
+    payment_options,
+    refuse,
+    request_was_made,
+)
 from tournaments.forms import LobbyFilterForm
-from tournaments.models import EntryKind, Tournament
+from tournaments.models import ENTERED, Entry, EntryKind, Purchase, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
 from tournaments.selectors import Payouts, tournament_deadlines, tournament_payouts, tournament_schedule
 from tournaments.serializers import (
+    ChipPurchaseSerializer,
+    EntrySerializer,
     ErrorSerializer,
     InvalidFilterSerializer,
+    InvalidRequestSerializer,
+    PaymentOptionSerializer,
+    RegistrationRequestSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
     TournamentDetailSerializer,
     TournamentListItemSerializer,
+    WalletSerializer,
 )
 from tournaments.services import TournamentError
 from wallet.models import Currency
+from wallet.selectors import wallet_summary
+from wallet.services import InsufficientFunds, WalletError
 
 
 class InvalidFilter(exceptions.ValidationError):
@@ -44,16 +77,35 @@ class InvalidFilter(exceptions.ValidationError):
 
 
 class Refused(exceptions.APIException):
-    """A TournamentError: the rules refused a well-formed request."""
+    """A TournamentError or WalletError: the rules refused a well-formed request."""
 
     status_code = 400
     default_code = "refused"
+
+    def __init__(self, message: str, code: str, status_code: int = 400):
+        super().__init__(message, code=code)
+        self.status_code = status_code
+
+
+# Refusals that are not a plain 400; the schema's responses list them too.
+REFUSAL_STATUS = {
+    "insufficient_funds": status.HTTP_402_PAYMENT_REQUIRED,
+    "not_registered": status.HTTP_404_NOT_FOUND,
+    "already_registered": status.HTTP_409_CONFLICT,
+    "addon_taken": status.HTTP_409_CONFLICT,
+    "duplicate_request": status.HTTP_409_CONFLICT,
+}
+NO_SUCH_TOURNAMENT = _("No Tournament matches the given query.")
 
 
 def exception_handler(exc, context):
     """The API's one error shape, `{"code", "message"}`, with DRF's status codes."""
     if isinstance(exc, TournamentError):
-        exc = Refused(exc.message, code=exc.code)
+        exc = Refused(exc.message, code=exc.code, status_code=REFUSAL_STATUS.get(exc.code, 400))
+    elif isinstance(exc, WalletError):
+        exc = Refused(str(exc), code=exc.code, status_code=402 if isinstance(exc, InsufficientFunds) else 400)
+    elif isinstance(exc, Tournament.DoesNotExist):  # a service locking an unknown id
+        exc = exceptions.NotFound(NO_SUCH_TOURNAMENT)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):
@@ -168,3 +220,291 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
             satellite=tournament if tournament.satellite_target_id else None,
         )
         return Response(self.get_serializer(info).data)
+
+
+# The signed-in player's own registration, purchases and wallet
+
+NOT_LOGGED_IN = _("Log in to register, rebuy or see your wallet: send your API token, or use your session.")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
+IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "1 to 64 printable ASCII characters, e.g. a UUID. A retry with the same key answers 200 "
+        "with what the first request made, and charges nothing again."
+    ),
+)
+AUTH_ERRORS = {
+    401: OpenApiResponse(
+        ErrorSerializer, description="`not_authenticated`: no token and no session; `authentication_failed`."
+    ),
+    403: OpenApiResponse(ErrorSerializer, description="`permission_denied`: a session request without CSRF token."),
+}
+
+
+def _by_status(responses: dict) -> dict:
+    return dict(sorted(responses.items()))
+
+
+NOT_FOUND = OpenApiResponse(ErrorSerializer, description="`not_found`: no such tournament.")
+NOT_REGISTERED = OpenApiResponse(
+    ErrorSerializer, description="`not_found`: no such tournament; `not_registered`: the player has no entry in it."
+)
+REFUSED = OpenApiResponse(
+    InvalidRequestSerializer,
+    description=(
+        "A body or `Idempotency-Key` the API cannot take (`invalid`, with `fields`), or a refusal by the rules, "
+        "e.g. `closed`, `not_open_yet`, `full`, `cancelled`, `form_not_accepted`, `ticket_required`, `no_ticket`."
+    ),
+)
+PAYMENT_REQUIRED = OpenApiResponse(
+    ErrorSerializer, description="`insufficient_funds`: not enough money in the currency it is paid in."
+)
+
+
+class PlayerApiView(APIView):
+    """The signed-in player's own things: by token, or by session with its CSRF token."""
+
+    # Token first: DRF answers a request without credentials with the first
+    # authenticator's challenge, and only the token has one (401 and
+    # WWW-Authenticate: Token; the session first would make it a 403).
+    authentication_classes = (TokenAuthentication, SessionAuthentication)
+    permission_classes = (IsAuthenticated,)
+
+    def permission_denied(self, request, message=None, code=None):
+        if request.authenticators and not request.successful_authenticator:
+            raise exceptions.NotAuthenticated(NOT_LOGGED_IN)
+        super().permission_denied(request, message=message, code=code)
+
+
+def _idempotency_key(request) -> str | None:
+    """The client's Idempotency-Key, checked; the services scope it to the player,
+    the event and the purchase."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        message = _("Send 1 to 64 printable ASCII characters without spaces, for instance a UUID.")
+        raise exceptions.ValidationError({"Idempotency-Key": [message]})
+    return key
+
+
+def _entry_with_purchases(entry_id: int) -> Entry:
+    return Entry.objects.prefetch_related(Prefetch("purchases", Purchase.objects.order_by("pk"))).get(pk=entry_id)
+
+
+def registration_of(*, player, tournament_id: int) -> Entry:
+    """The player's entry in the tournament (registered or eliminated), with its purchases."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    entry = Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).first()
+    if entry is None:
+        raise refuse("not_registered")
+    return _entry_with_purchases(entry.pk)
+
+
+class RegistrationApi(PlayerApiView):
+    """The signed-in player's registration in one tournament."""
+
+    @extend_schema(
+        summary="The player's own registration",
+        responses=_by_status({200: EntrySerializer, **AUTH_ERRORS, 404: NOT_REGISTERED}),
+    )
+    def get(self, request, pk: int) -> Response:
+        return Response(EntrySerializer(registration_of(player=request.user, tournament_id=pk)).data)
+
+    @extend_schema(
+        summary="Register",
+        description=(
+            "Registers the player (late registration included) and pays the entry. See payment-options for the ways "
+            "to pay. A retry with the same `Idempotency-Key` answers 200 with the same entry."
+        ),
+        parameters=[IDEMPOTENCY_KEY_HEADER],
+        request=RegistrationRequestSerializer,
+        responses=_by_status(
+            {
+                201: EntrySerializer,
+                200: OpenApiResponse(EntrySerializer, description="A retry: the entry the first request made."),
+                400: REFUSED,
+                **AUTH_ERRORS,
+                402: PAYMENT_REQUIRED,
+                404: NOT_FOUND,
+                409: OpenApiResponse(ErrorSerializer, description="`already_registered`; `duplicate_request`."),
+            }
+        ),
+    )
+    def post(self, request, pk: int) -> Response:
+        body = RegistrationRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        key = _idempotency_key(request)
+        retry = request_was_made(kind=PurchaseKind.ENTRY, tournament_id=pk, player=request.user, idempotency_key=key)
+        entry = entry_register(
+            tournament_id=pk,
+            player=request.user,
+            now=timezone.now(),
+            form=body.validated_data.get("form"),
+            ticket_id=body.validated_data.get("ticket"),
+            idempotency_key=key,
+        )
+        data = EntrySerializer(_entry_with_purchases(entry.pk)).data
+        return Response(data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Unregister",
+        description="Takes the entry back before the deadline and refunds exactly what was paid, in the form paid.",
+        responses=_by_status(
+            {
+                200: EntrySerializer,
+                400: OpenApiResponse(
+                    ErrorSerializer, description="`unregistration_closed`, `no_unregistration`, `closed`."
+                ),
+                **AUTH_ERRORS,
+                404: NOT_REGISTERED,
+            }
+        ),
+    )
+    def delete(self, request, pk: int) -> Response:
+        entry = entry_unregister(tournament_id=pk, player=request.user, now=timezone.now())
+        return Response(EntrySerializer(_entry_with_purchases(entry.pk)).data)
+
+
+class PaymentOptionsApi(PlayerApiView):
+    @extend_schema(
+        summary="How the player can pay an entry",
+        description="Each way to pay, its amount, and whether the player's balance covers it now.",
+        responses=_by_status({200: PaymentOptionSerializer(many=True), **AUTH_ERRORS, 404: NOT_FOUND}),
+    )
+    def get(self, request, pk: int) -> Response:
+        tournament = get_object_or_404(Tournament, pk=pk)
+        options = payment_options(tournament=tournament, player=request.user, now=timezone.now())
+        return Response(PaymentOptionSerializer(options, many=True).data)
+
+
+def _chip_purchase_schema(what: str, refusals: str, conflict: str):
+    return extend_schema(
+        summary=f"Buy the {what}",
+        description=(
+            f"Buys the {what} with money in the tournament's currency and adds its chips to the entry. "
+            "A retry with the same `Idempotency-Key` answers 200 with the same purchase."
+        ),
+        parameters=[IDEMPOTENCY_KEY_HEADER],
+        request=None,
+        responses=_by_status(
+            {
+                201: ChipPurchaseSerializer,
+                200: OpenApiResponse(ChipPurchaseSerializer, description="A retry: what the first request bought."),
+                400: OpenApiResponse(InvalidRequestSerializer, description=f"{refusals}; `eliminated`; `invalid`."),
+                **AUTH_ERRORS,
+                402: PAYMENT_REQUIRED,
+                404: NOT_REGISTERED,
+                409: OpenApiResponse(ErrorSerializer, description=conflict),
+            }
+        ),
+    )
+
+
+class RebuyApi(PlayerApiView):
+    @_chip_purchase_schema(
+        "rebuy",
+        "`no_rebuys`, `rebuys_not_open`, `rebuy_period_over`, `rebuy_limit_reached`",
+        "`duplicate_request`.",
+    )
+    def post(self, request, pk: int) -> Response:
+        key = _idempotency_key(request)
+        retry = request_was_made(kind=PurchaseKind.REBUY, tournament_id=pk, player=request.user, idempotency_key=key)
+        purchase = entry_rebuy(tournament_id=pk, player=request.user, now=timezone.now(), idempotency_key=key)
+        return Response(
+            ChipPurchaseSerializer(purchase).data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED
+        )
+
+
+class AddonApi(PlayerApiView):
+    @_chip_purchase_schema(
+        "add-on", "`no_addon`, `addon_not_open`, `addon_over`", "`addon_taken`: only one add-on; `duplicate_request`."
+    )
+    def post(self, request, pk: int) -> Response:
+        key = _idempotency_key(request)
+        retry = request_was_made(kind=PurchaseKind.ADDON, tournament_id=pk, player=request.user, idempotency_key=key)
+        purchase = entry_addon(tournament_id=pk, player=request.user, now=timezone.now(), idempotency_key=key)
+        return Response(
+            ChipPurchaseSerializer(purchase).data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED
+        )
+
+
+class WalletApi(PlayerApiView):
+    @extend_schema(
+        summary="The player's own wallet",
+        description=(
+            "Only ever the signed-in player's own: balances in minor units (the preferred currency even at zero, "
+            "other zero balances left out) and the tickets they hold, usable or reserved by a registration."
+        ),
+        responses=_by_status({200: WalletSerializer, **AUTH_ERRORS}),
+    )
+    def get(self, request) -> Response:
+        return Response(WalletSerializer(wallet_summary(request.user, now=timezone.now())).data)
+
+
+class InvalidCredentials(exceptions.APIException):
+    status_code = 400
+    default_code = "invalid_credentials"
+    default_detail = _("Unable to log in with that username and password.")
+
+
+def _login_wait(request, username: str) -> int:
+    """Counts a password attempt with the web login's own counters (per address and
+    per username), so guessing through the API gets no more tries; the seconds to
+    wait, or 0."""
+    waits = [_over(LOGIN_LIMIT, "login:ip", client_address(request))]
+    if username := username.strip().casefold():
+        waits.append(_over(LOGIN_LIMIT, "login:username", username))
+    return max(waits)
+
+
+def _over(limit, scope: str, key: str) -> int:
+    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
+
+
+class AuthTokenApi(PlayerApiView):
+    """The player's API token: get it with username and password, revoke it to log the API out."""
+
+    def get_permissions(self):
+        return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
+
+    @extend_schema(
+        summary="Get the API token",
+        description="The same token until it is revoked; every client of the player shares it.",
+        request=TokenRequestSerializer,
+        responses=_by_status(
+            {
+                200: TokenSerializer,
+                400: OpenApiResponse(
+                    InvalidRequestSerializer, description="`invalid_credentials`; `invalid` (with `fields`)."
+                ),
+                429: OpenApiResponse(
+                    ErrorSerializer,
+                    description="`throttled`: too many attempts from this address or for this username (with the "
+                    "web login's); Retry-After says when to try again.",
+                ),
+            }
+        ),
+    )
+    def post(self, request) -> Response:
+        body = TokenRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if wait := _login_wait(request, body.validated_data["username"]):
+            raise exceptions.Throttled(wait)
+        user = authenticate(request, **body.validated_data)
+        if user is None:
+            raise InvalidCredentials
+        token, _created = Token.objects.get_or_create(user=user)
+        return Response(TokenSerializer(token).data)
+
+    @extend_schema(
+        summary="Revoke the API token",
+        description="Logs every client of the player out of the API; the session, if any, stays.",
+        responses=_by_status({204: None, **AUTH_ERRORS}),
+    )
+    def delete(self, request) -> Response:
+        Token.objects.filter(user=request.user).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)

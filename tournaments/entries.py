@@ -287,6 +287,12 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
         return purchase
 
 
+def request_was_made(*, kind: str, tournament_id: int, player, idempotency_key: str | None) -> bool:
+    """Whether a request with this client key already made its purchase (a retry)."""
+    scoped = _scoped_key(kind, tournament_id, player, idempotency_key)
+    return scoped is not None and Purchase.objects.filter(idempotency_key=scoped).exists()
+
+
 def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:
     """A client's key names one request of one player for one purchase in one event."""
     return f"{kind}:{tournament_id}:{player.pk}:{key}" if key else None

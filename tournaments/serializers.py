@@ -1,12 +1,15 @@
-"""Output serializers of the public tournament API: field mapping only.
+"""Serializers of the tournament API: field mapping only, no rules.
 
-The list item reads a Tournament; the detail reads the TournamentInfo the view
-builds from the selectors. Money is in minor units of `currency`; instants are
-ISO 8601 in UTC.
+The public list item reads a Tournament; the detail reads the TournamentInfo the
+view builds from the selectors. A player's registration, purchases, payment
+options and wallet read the models and dataclasses the services and selectors
+return; the request serializers only parse what the services take. Money is in
+minor units of `currency`; instants are ISO 8601 in UTC.
 """
 
 from datetime import UTC
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.models import (
@@ -14,13 +17,16 @@ from tournaments.models import (
     BountyKind,
     BreakPolicyKind,
     EntryKind,
+    EntryStatus,
     Game,
+    PaymentForm,
     PrizeStructure,
+    PurchaseKind,
     Speed,
     Status,
     Tag,
 )
-from wallet.models import Currency
+from wallet.models import Currency, TicketStatus
 
 
 class UtcDateTimeField(serializers.DateTimeField):
@@ -195,4 +201,159 @@ class InvalidFilterSerializer(ErrorSerializer):
     fields = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text='The form\'s messages by query parameter; "__all__" for those about several.',
+    )
+
+
+class InvalidRequestSerializer(ErrorSerializer):
+    """A request body or header the API cannot take, or a refusal by the rules."""
+
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text='Only for a body or header it cannot take: the messages by field ("Idempotency-Key" for the header).',
+    )
+
+
+# The player's own registration, purchases, payment options and wallet
+
+
+# The entry's and the ticket's statuses are enum components named here: "status"
+# already names the tournament's statuses in two other components, a collision
+# drf-spectacular would otherwise only warn about (and --fail-on-warn refuse).
+@extend_schema_field({"type": "string", "enum": EntryStatus.values}, component_name="EntryStatusEnum")
+class EntryStatusField(serializers.ChoiceField):
+    def __init__(self, **kwargs):
+        super().__init__(choices=EntryStatus.choices, **kwargs)
+
+
+HELD_TICKET_STATUSES = [(status.value, status.label) for status in (TicketStatus.AVAILABLE, TicketStatus.RESERVED)]
+
+
+@extend_schema_field(
+    {"type": "string", "enum": [value for value, _label in HELD_TICKET_STATUSES]}, component_name="TicketStatusEnum"
+)
+class TicketStatusField(serializers.ChoiceField):
+    def __init__(self, **kwargs):
+        super().__init__(choices=HELD_TICKET_STATUSES, **kwargs)
+
+
+REQUESTED_FORMS = [(form.value, form.label) for form in (PaymentForm.CASH, PaymentForm.TMONEY, PaymentForm.TICKET)]
+
+
+class RegistrationRequestSerializer(serializers.Serializer):
+    """How the player means to pay; both may be left out."""
+
+    form = serializers.ChoiceField(
+        choices=REQUESTED_FORMS,
+        required=False,
+        allow_null=True,
+        help_text="Null or left out: the event's own kind of money (cash, or T-Money for a T-Money event).",
+    )
+    ticket = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The ticket to pay with (see payment-options); sending one means paying with it.",
+    )
+
+
+class PurchaseSerializer(serializers.Serializer):
+    """What was paid for an entry, a rebuy or an add-on; a refund reverses exactly this."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=PurchaseKind.choices)
+    form = serializers.ChoiceField(choices=PaymentForm.choices, help_text="How it was paid.")
+    currency = serializers.ChoiceField(choices=Currency.choices, help_text="The prize pool's currency.")
+    price = serializers.IntegerField(help_text="To the prize pool, in minor units.")
+    fee = serializers.IntegerField(help_text="To the house, in minor units.")
+    bounty = serializers.IntegerField(help_text="The knockout bounty part, in minor units.")
+    chips = serializers.IntegerField()
+    ticket = serializers.IntegerField(source="ticket_id", allow_null=True, help_text="The ticket that paid it.")
+    created_at = UtcDateTimeField()
+    refunded_at = UtcDateTimeField(allow_null=True, help_text="Null: not refunded.")
+
+
+class EntrySerializer(serializers.Serializer):
+    """The player's entry in one tournament, with everything paid for it."""
+
+    id = serializers.IntegerField()
+    tournament = serializers.IntegerField(source="tournament_id")
+    status = EntryStatusField()
+    chips = serializers.IntegerField()
+    late = serializers.BooleanField(help_text="Registered after the scheduled start.")
+    rebuys = serializers.IntegerField()
+    addon_taken = serializers.BooleanField()
+    created_at = UtcDateTimeField()
+    ended_at = UtcDateTimeField(allow_null=True, help_text="When it was unregistered, refunded or eliminated.")
+    purchases = PurchaseSerializer(many=True, help_text="Oldest first.")
+
+
+class EntryChipsSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = EntryStatusField()
+    chips = serializers.IntegerField(help_text="With the chips just bought.")
+    rebuys = serializers.IntegerField()
+    addon_taken = serializers.BooleanField()
+
+
+class ChipPurchaseSerializer(serializers.Serializer):
+    """A rebuy or an add-on, and the entry's chips with it."""
+
+    purchase = PurchaseSerializer(source="*")
+    entry = EntryChipsSerializer()
+
+
+class PaymentOptionSerializer(serializers.Serializer):
+    """One way the player can pay an entry."""
+
+    form = serializers.ChoiceField(
+        choices=[(form.value, form.label) for form in PaymentForm if form != PaymentForm.SEAT],
+        help_text='Send it as "form" to register this way.',
+    )
+    currency = serializers.ChoiceField(choices=Currency.choices, help_text="The currency taken from the player.")
+    amount = serializers.IntegerField(help_text="Buy-in, fee and bounty, in minor units.")
+    affordable = serializers.BooleanField(help_text="The player's balance covers it now (a ticket always does).")
+    ticket = serializers.IntegerField(
+        source="ticket_id", allow_null=True, help_text='For "ticket": the ticket to send as "ticket".'
+    )
+
+
+class BalanceSerializer(serializers.Serializer):
+    """One of the player's balances (a wallet.selectors.WalletBalance)."""
+
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    kind = serializers.SerializerMethodField(help_text="Cash, or T-Money (currency TMY).")
+    balance = serializers.IntegerField(source="amount", help_text="In minor units.")
+
+    @extend_schema_field({"type": "string", "enum": ["cash", "tmoney"]})
+    def get_kind(self, balance) -> str:
+        return "tmoney" if balance.is_tmoney else "cash"
+
+
+class TicketSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = TicketStatusField(help_text="Reserved: paying a registration, given back if the player unregisters.")
+    value = serializers.IntegerField(help_text="The buy-in plus fee it covers, in minor units.")
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    tournament = serializers.IntegerField(
+        source="tournament_ref", allow_null=True, help_text="Null: any event of exactly this buy-in and fee."
+    )
+    expires_at = UtcDateTimeField()
+
+
+class WalletSerializer(serializers.Serializer):
+    """The signed-in player's own money and tickets."""
+
+    balances = BalanceSerializer(many=True)
+    tickets = TicketSerializer(many=True, help_text="Usable, or reserved by a registration; soonest expiry first.")
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        source="key", help_text='Send it as "Authorization: Token <token>". The same token until revoked.'
     )

@@ -79,19 +79,19 @@ def transfer_create(
                 actor=actor,
                 memo=memo,
             )
+            audit_log(
+                action=f"wallet.transfer.{reason}",
+                subject=transfer,
+                actor=actor,
+                reason=memo,
+                data={"amount": amount, "currency": source.currency, "from": source.pk, "to": destination.pk},
+            )
     except IntegrityError:
         # The same request won a race for the key: its transfer is the answer.
         existing = Transfer.objects.filter(idempotency_key=idempotency_key).first()
         if existing is None:
             raise
         return _same_transfer(existing, source=source, destination=destination, amount=amount)
-    audit_log(
-        action=f"wallet.transfer.{reason}",
-        subject=transfer,
-        actor=actor,
-        reason=memo,
-        data={"amount": amount, "currency": source.currency, "from": source.pk, "to": destination.pk},
-    )
     return transfer
 
 
@@ -146,3 +146,25 @@ def staff_adjust(*, user, currency: str, amount: int, reason: str, actor, idempo
         actor=actor,
         memo=reason.strip()[:200],
     )
+
+
+def tmoney_issue(*, user, amount: int, reason: str, actor, idempotency_key: str) -> Transfer:
+    """Give a player `amount` of T-Money from the house, with the staff member's
+    reason (compensation, a promotion, rule 1).
+
+    A staff credit like any other, so it is booked as a STAFF_ADJUSTMENT: the
+    player's history and the audit log show it beside the other staff
+    corrections, and TMONEY_CONVERSION keeps its one meaning (T-Money changed
+    into a cash event's money). The transfer and its audit row commit together.
+    """
+    if amount <= 0:
+        raise WalletError(_("Issue a positive amount of T-Money."))
+    with transaction.atomic():
+        return staff_adjust(
+            user=user,
+            currency=Currency.TMONEY,
+            amount=amount,
+            reason=reason,
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )

@@ -158,7 +158,7 @@ def build_schedule(
             # it rather than skipped until the next hour.
             due = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=False)
             while due is not None and due <= break_ends:
-                break_ends = due + break_length
+                break_ends = max(break_ends, due + break_length)
                 due = _next_break_at(policy, due, played, next_interval_break, zone=zone, inclusive=False)
         if break_ends > now:
             breaks.append(ScheduledBreak(_in_zone(now, zone), _in_zone(break_ends, zone), addon=addon_due))

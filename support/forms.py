@@ -1,0 +1,123 @@
+"""The staff console's money forms. Amounts are typed in major units (12.50) and
+handed to the wallet in minor units (1250). Each form carries an idempotency key,
+made when the form is rendered, so a double submit moves money once."""
+
+import uuid
+from datetime import datetime, time, timedelta
+from decimal import Decimal
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.models import Tournament
+from wallet.models import Currency
+
+CASH_CURRENCIES = [(code, label) for code, label in Currency.choices if code != Currency.TMONEY]
+# Largest amount a form accepts (major units): far above any real need, far below
+# the ledger's 64-bit integers.
+MAX_DIGITS = 12
+# A ticket's expiry is a date within this many days.
+LONGEST_TICKET_DAYS = 5 * 366
+
+
+def minor_units(amount: Decimal) -> int:
+    """12.50 -> 1250; the field allows two decimals, so this is exact."""
+    return int((amount * 100).to_integral_exact())
+
+
+class PlayerSearchForm(forms.Form):
+    q = forms.CharField(label=_("Username, screen name or email"), max_length=150, required=False)
+
+
+class MoneyActionForm(forms.Form):
+    """The hidden idempotency key every money form carries."""
+
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput)
+
+    @classmethod
+    def fresh(cls, **kwargs):
+        return cls(initial={"idempotency_key": uuid.uuid4()}, **kwargs)
+
+    def ledger_key(self, action: str) -> str:
+        return f"support:{action}:{self.cleaned_data['idempotency_key']}"
+
+    def renew_key(self) -> None:
+        """A new key for a form shown again with its errors: nothing moved under the
+        old one, and a key refused as used for another payment must not stick."""
+        self.data = self.data.copy()
+        self.data[self.add_prefix("idempotency_key")] = str(uuid.uuid4())
+
+
+def money_field(label, *, signed: bool = False) -> forms.DecimalField:
+    return forms.DecimalField(
+        label=label,
+        max_digits=MAX_DIGITS,
+        decimal_places=2,
+        min_value=None if signed else Decimal("0.01"),
+        localize=True,  # "12,50" in Danish
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}),
+    )
+
+
+def reason_field() -> forms.CharField:
+    return forms.CharField(label=_("Reason"), max_length=200)
+
+
+class DepositForm(MoneyActionForm):
+    currency = forms.ChoiceField(label=_("Currency"), choices=CASH_CURRENCIES)
+    amount = money_field(_("Amount"))
+    field_order = ["currency", "amount"]
+
+
+class AdjustForm(MoneyActionForm):
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+    amount = money_field(_("Amount (negative to take money)"), signed=True)
+    reason = reason_field()
+    field_order = ["currency", "amount", "reason"]
+
+    def clean_amount(self):
+        amount = self.cleaned_data["amount"]
+        if amount == 0:
+            raise ValidationError(_("An adjustment of zero changes nothing."))
+        return amount
+
+
+class TMoneyForm(MoneyActionForm):
+    amount = money_field(_("Amount of T-Money"))
+    reason = reason_field()
+    field_order = ["amount", "reason"]
+
+
+class TicketForm(MoneyActionForm):
+    value = money_field(_("Value (buy-in plus fee)"))
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+    expires_on = forms.DateField(
+        label=_("Valid until (inclusive)"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+    tournament = forms.IntegerField(
+        label=_("Tournament id (empty: any event of this value)"), required=False, min_value=1, max_value=2**63 - 1
+    )
+    reason = reason_field()
+    field_order = ["value", "currency", "expires_on", "tournament", "reason"]
+
+    def clean_expires_on(self):
+        day = self.cleaned_data["expires_on"]
+        today = timezone.localdate()
+        if day < today:
+            raise ValidationError(_("The expiry date has passed."))
+        if day > today + timedelta(days=LONGEST_TICKET_DAYS):
+            raise ValidationError(_("A ticket can be valid for at most five years."))
+        return day
+
+    def clean_tournament(self):
+        tournament_id = self.cleaned_data["tournament"]
+        if tournament_id is not None and not Tournament.objects.filter(pk=tournament_id).exists():
+            raise ValidationError(_("There is no tournament with this id."))
+        return tournament_id
+
+    def expires_at(self) -> datetime:
+        """The end of the chosen day, in the staff member's time zone."""
+        next_day = self.cleaned_data["expires_on"] + timedelta(days=1)
+        return timezone.make_aware(datetime.combine(next_day, time.min))

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from support import views
+
+app_name = "support"
+urlpatterns = [
+    path("players/", views.player_search, name="players"),
+    path("players/<int:pk>/", views.player_wallet, name="player"),
+    path("players/<int:pk>/deposit/", views.deposit, name="deposit"),
+    path("players/<int:pk>/adjust/", views.adjust, name="adjust"),
+    path("players/<int:pk>/tmoney/", views.tmoney, name="tmoney"),
+    path("players/<int:pk>/tickets/", views.ticket, name="ticket"),
+]

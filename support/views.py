@@ -1,0 +1,235 @@
+"""The staff console's wallet tools: find a player, see their wallet, deposit,
+adjust, issue T-Money and tickets. Staff only; every change goes through the
+wallet's services, which audit it (rule 1)."""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.db import connection, transaction
+from django.db.models import Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from audit.models import AuditEntry
+from audit.services import audit_log
+from lobby.templatetags.poker import money
+from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm, minor_units
+from wallet.models import Currency, Ticket, TransferReason
+from wallet.selectors import wallet_balance, wallet_history, wallet_summary
+from wallet.services import InsufficientFunds, WalletError, deposit_create, staff_adjust, tmoney_issue
+from wallet.tickets import ticket_issue
+
+SEARCH_LIMIT = 50
+HISTORY_SHOWN = 25
+REASON_LABELS = dict(TransferReason.choices)
+FORMS = {"deposit": DepositForm, "adjust": AdjustForm, "tmoney": TMoneyForm, "ticket": TicketForm}
+TICKET_REQUEST_ACTION = "support.ticket.issue_requested"
+
+
+def staff_required(view):
+    """Anonymous visitors go to the login page; signed-in non-staff get 403."""
+
+    @wraps(view)
+    def guarded(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return never_cache(guarded)
+
+
+@require_GET
+@staff_required
+def player_search(request):
+    form = PlayerSearchForm(request.GET)
+    query = form.cleaned_data["q"].strip() if form.is_valid() else ""
+    players = []
+    if query:
+        players = list(
+            get_user_model()
+            .objects.filter(Q(username__icontains=query) | Q(screen_name__icontains=query) | Q(email__icontains=query))
+            .order_by("screen_name", "pk")[:SEARCH_LIMIT]
+        )
+    return render(request, "support/player_search.html", {"form": form, "query": query, "players": players})
+
+
+@require_GET
+@staff_required
+def player_wallet(request, pk: int):
+    return _wallet_page(request, _player(pk))
+
+
+@require_POST
+@staff_required
+def deposit(request, pk: int):
+    player = _player(pk)
+    form = DepositForm(request.POST, prefix="deposit")
+    if form.is_valid():
+        data = form.cleaned_data
+        amount = minor_units(data["amount"])
+        try:
+            deposit_create(
+                user=player,
+                currency=data["currency"],
+                amount=amount,
+                idempotency_key=form.ledger_key("deposit"),
+                actor=request.user,
+            )
+        except WalletError as error:
+            form.add_error(None, str(error))
+        else:
+            return _done(request, player, _("Deposited %(amount)s.") % {"amount": money(amount, data["currency"])})
+    return _wallet_page(request, player, deposit=form)
+
+
+@require_POST
+@staff_required
+def adjust(request, pk: int):
+    player = _player(pk)
+    form = AdjustForm(request.POST, prefix="adjust")
+    if form.is_valid():
+        data = form.cleaned_data
+        amount = minor_units(data["amount"])
+        try:
+            staff_adjust(
+                user=player,
+                currency=data["currency"],
+                amount=amount,
+                reason=data["reason"],
+                actor=request.user,
+                idempotency_key=form.ledger_key("adjust"),
+            )
+        except InsufficientFunds:
+            balance = money(wallet_balance(player, data["currency"]), data["currency"])
+            form.add_error(
+                "amount",
+                _("That would take %(player)s below zero: the balance is %(balance)s.")
+                % {"player": player, "balance": balance},
+            )
+        except WalletError as error:
+            form.add_error(None, str(error))
+        else:
+            signed = ("+" if amount > 0 else "\u2212") + money(abs(amount), data["currency"])
+            return _done(request, player, _("Adjusted by %(amount)s.") % {"amount": signed})
+    return _wallet_page(request, player, adjust=form)
+
+
+@require_POST
+@staff_required
+def tmoney(request, pk: int):
+    player = _player(pk)
+    form = TMoneyForm(request.POST, prefix="tmoney")
+    if form.is_valid():
+        data = form.cleaned_data
+        amount = minor_units(data["amount"])
+        try:
+            tmoney_issue(
+                user=player,
+                amount=amount,
+                reason=data["reason"],
+                actor=request.user,
+                idempotency_key=form.ledger_key("tmoney"),
+            )
+        except WalletError as error:
+            form.add_error(None, str(error))
+        else:
+            return _done(request, player, _("Issued %(amount)s.") % {"amount": money(amount, Currency.TMONEY)})
+    return _wallet_page(request, player, tmoney=form)
+
+
+@require_POST
+@staff_required
+def ticket(request, pk: int):
+    player = _player(pk)
+    form = TicketForm(request.POST, prefix="ticket")
+    if form.is_valid():
+        data = form.cleaned_data
+        value = minor_units(data["value"])
+        try:
+            _ticket_issue_once(
+                key=form.ledger_key("ticket"),
+                owner=player,
+                value=value,
+                currency=data["currency"],
+                expires_at=form.expires_at(),
+                tournament_ref=data["tournament"],
+                reason=data["reason"],
+                actor=request.user,
+            )
+        except WalletError as error:
+            form.add_error(None, str(error))
+        else:
+            return _done(
+                request, player, _("Issued a ticket worth %(value)s.") % {"value": money(value, data["currency"])}
+            )
+    return _wallet_page(request, player, ticket=form)
+
+
+def _ticket_issue_once(*, key: str, owner, actor, reason: str, **ticket) -> Ticket:
+    """wallet.tickets.ticket_issue, at most once per key.
+
+    A ticket has no idempotency key of its own (yet): the request's key is recorded
+    in an audit row in the ticket's transaction, and requests with one key are
+    serialised on a transaction-scoped advisory lock (SQLite's IMMEDIATE
+    transactions serialise all writers anyway), so the second of a double submit
+    finds the first's row and issues nothing.
+    """
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
+        earlier = AuditEntry.objects.filter(action=TICKET_REQUEST_ACTION, data__idempotency_key=key).first()
+        if earlier is not None:
+            issued = Ticket.objects.get(pk=earlier.subject_id)
+            if (issued.owner_id, issued.value, issued.currency) != (owner.pk, ticket["value"], ticket["currency"]):
+                raise WalletError(_("This request key was already used for a different ticket."))
+            return issued
+        issued = ticket_issue(owner=owner, actor=actor, reason=reason, **ticket)
+        audit_log(
+            action=TICKET_REQUEST_ACTION, subject=issued, actor=actor, reason=reason, data={"idempotency_key": key}
+        )
+        return issued
+
+
+def _player(pk: int):
+    return get_object_or_404(get_user_model(), pk=pk)
+
+
+def _done(request, player, message: str):
+    messages.success(request, message)
+    return redirect("support:player", pk=player.pk)
+
+
+def _wallet_page(request, player, **bound):
+    """The player's wallet with the four forms: a form that failed comes back bound,
+    with its errors; every form shown carries a new key."""
+    for form in bound.values():
+        form.renew_key()
+    forms = {name: bound.get(name) or form_class.fresh(prefix=name) for name, form_class in FORMS.items()}
+    summary = wallet_summary(player)
+    history = [_history_row(row) for row in wallet_history(player)[:HISTORY_SHOWN]]
+    context = {
+        "player": player,
+        "balances": summary.balances,
+        "tickets": summary.tickets,
+        "history": history,
+        "forms": forms,
+    }
+    return render(request, "support/player_wallet.html", context, status=400 if bound else 200)
+
+
+def _history_row(row: dict) -> dict:
+    amount = row["signed_amount"]
+    return {
+        **row,
+        "reason_label": REASON_LABELS.get(row["reason"], row["reason"]),
+        "credit": amount > 0,
+        "amount_text": ("+" if amount > 0 else "\u2212") + money(abs(amount), row["currency"]),
+    }
