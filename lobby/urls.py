@@ -1,10 +1,14 @@
 from django.urls import path
 
-from lobby import views, wallet_views
+from lobby import entry_views, views, wallet_views
 
 app_name = "lobby"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
     path("wallet/", wallet_views.wallet, name="wallet"),
+    path("tournaments/<int:pk>/register/", entry_views.register, name="register"),
+    path("tournaments/<int:pk>/unregister/", entry_views.unregister, name="unregister"),
+    path("tournaments/<int:pk>/rebuy/", entry_views.rebuy, name="rebuy"),
+    path("tournaments/<int:pk>/addon/", entry_views.addon, name="addon"),
 ]

@@ -47,3 +47,16 @@ def page_in_default_language(context) -> str:
     would send a reader who chose English back to the Danish page.
     """
     return translate_url(context["request"].get_full_path(), settings.LANGUAGE_CODE)
+
+
+@register.inclusion_tag("lobby/registration_card.html", takes_context=True)
+def registration_card(context, tournament):
+    """The viewer's own registration card: never part of a shared page."""
+    from lobby.entry_views import registration_card_context
+
+    request = context["request"]
+    return {
+        **registration_card_context(request, tournament),
+        "request": request,
+        "csrf_token": context.get("csrf_token"),
+    }

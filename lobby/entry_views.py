@@ -1,0 +1,190 @@
+"""Register, unregister, rebuy and add-on buttons (Tournament Info and the lobby).
+
+Each is a POST that calls one service; htmx swaps the player's registration card,
+and without JavaScript the browser is sent back to the info page with a message.
+"""
+
+import uuid
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from lobby.templatetags.poker import money
+from tournaments.entries import (
+    PaymentOption,
+    entry_addon,
+    entry_rebuy,
+    entry_register,
+    entry_unregister,
+    payment_options,
+    pool_currency,
+)
+from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
+from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
+from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.services import TournamentError
+
+FORM_LABELS = {
+    PaymentForm.CASH: gettext_lazy("Register: pay %(amount)s"),
+    PaymentForm.TMONEY: gettext_lazy("Register: pay %(amount)s in T-Money"),
+    PaymentForm.TICKET: gettext_lazy("Register with a ticket"),
+    PaymentForm.FREE: gettext_lazy("Register (free)"),
+}
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    form: str = ""
+    ticket: int | None = None
+    affordable: bool = True
+
+
+def registration_card_context(request, tournament: Tournament, *, message: str = "", error: str = "") -> dict:
+    """What the player's registration card shows: their entry and what they can do now."""
+    now = timezone.now()
+    context = {"tournament": tournament, "message": message, "error": error, "key": uuid.uuid4().hex}
+    if not request.user.is_authenticated:
+        return {**context, "anonymous": True}
+    entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
+    window = tournament_window(tournament)
+    currency = pool_currency(tournament)
+    if entry is None:
+        refusal = registration_refusal(
+            now=now,
+            status=tournament.status,
+            window=window,
+            entries=tournament.entries_count,
+            capacity=tournament.max_entrants,
+        )
+        options = [] if refusal else payment_options(tournament=tournament, player=request.user, now=now)
+        return {**context, "closed": refusal, "buttons": [_register_button(option) for option in options]}
+    schedule = tournament_schedule(tournament)
+    opens, closes = addon_window(tournament, schedule)
+    can = {
+        "unregister": unregistration_refusal(now=now, status=tournament.status, window=window) is None,
+        "rebuy": rebuy_refusal(
+            now=now,
+            status=tournament.status,
+            rebuy_chips=tournament.rebuy_chips,
+            limit=tournament.rebuy_limit,
+            rebuys=entry.rebuys,
+            period_ends_at=rebuy_period_ends_at(tournament, schedule),
+        )
+        is None,
+        "addon": addon_refusal(
+            now=now,
+            status=tournament.status,
+            addon_chips=tournament.addon_chips,
+            taken=entry.addon_taken,
+            opens_at=opens,
+            closes_at=closes,
+        )
+        is None,
+    }
+    return {
+        **context,
+        "entry": entry,
+        "can": can,
+        "rebuy_price": money(tournament.rebuy_price + tournament.rebuy_fee, currency),
+        "addon_price": money(tournament.addon_price + tournament.addon_fee, currency),
+        "unregistration_closes_at": window.unregistration_closes_at,
+    }
+
+
+def _register_button(option: PaymentOption) -> Button:
+    label = str(FORM_LABELS[option.form]) % {"amount": money(option.amount, option.currency)}
+    return Button(label=label, form=option.form, ticket=option.ticket_id, affordable=option.affordable)
+
+
+def _act(request, pk: int, action, success: str):
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if not request.user.is_authenticated:
+        login = redirect_to_login(reverse("lobby:tournament", args=[pk]))
+        return HttpResponseClientRedirect(login.url) if request.htmx else login
+    try:
+        action(tournament)
+    except TournamentError as refused:
+        return _answer(request, tournament, error=refused.message, status=400)
+    return _answer(request, tournament, message=success)
+
+
+def _answer(request, tournament: Tournament, *, message: str = "", error: str = "", status: int = 200):
+    if request.htmx:
+        tournament.refresh_from_db()
+        context = registration_card_context(request, tournament, message=message, error=error)
+        return HttpResponse(render_to_string("lobby/registration_card.html", context, request), status=status)
+    (messages.error if error else messages.success)(request, error or message)
+    return redirect("lobby:tournament", pk=tournament.pk)
+
+
+def _ticket(request) -> int | None:
+    value = request.POST.get("ticket", "")
+    return int(value) if value.isdigit() else None
+
+
+@require_POST
+def register(request, pk: int):
+    return _act(
+        request,
+        pk,
+        lambda tournament: entry_register(
+            tournament_id=tournament.pk,
+            player=request.user,
+            now=timezone.now(),
+            form=request.POST.get("form") or None,
+            ticket_id=_ticket(request),
+            idempotency_key=request.POST.get("key") or None,
+        ),
+        _("You are registered. Good luck!"),
+    )
+
+
+@require_POST
+def unregister(request, pk: int):
+    return _act(
+        request,
+        pk,
+        lambda tournament: entry_unregister(tournament_id=tournament.pk, player=request.user, now=timezone.now()),
+        _("You are unregistered; what you paid is back in your wallet."),
+    )
+
+
+@require_POST
+def rebuy(request, pk: int):
+    return _act(
+        request,
+        pk,
+        lambda tournament: entry_rebuy(
+            tournament_id=tournament.pk,
+            player=request.user,
+            now=timezone.now(),
+            idempotency_key=request.POST.get("key") or None,
+        ),
+        _("Rebuy done: the chips are added to your stack."),
+    )
+
+
+@require_POST
+def addon(request, pk: int):
+    return _act(
+        request,
+        pk,
+        lambda tournament: entry_addon(
+            tournament_id=tournament.pk,
+            player=request.user,
+            now=timezone.now(),
+            idempotency_key=request.POST.get("key") or None,
+        ),
+        _("Add-on taken: the chips are added to your stack."),
+    )
