@@ -1,15 +1,19 @@
+import functools
 import hashlib
+import re
 import time
 from typing import NamedTuple
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.template.loader import get_template, render_to_string
+from django.urls import reverse
+from django.utils import formats, timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.crypto import salted_hmac
 from django.utils.safestring import mark_safe
@@ -45,9 +49,16 @@ COLUMNS = [
     (None, gettext_lazy("Tags")),
 ]
 FILTER_PARAMS = ("q", "game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "sort")
-# Stands in for the CSRF token in a shared page; unguessable, so no input can put it
-# into the page anywhere else.
-CSRF_PLACEHOLDER = salted_hmac("lobby.views.CSRF_PLACEHOLDER", "lobby", algorithm="sha256").hexdigest()
+
+
+# A shared page holds placeholders where each viewer's own parts go: the CSRF token,
+# and the header's parts that depend on who is signed in (base.html#staff_link and
+# #account). Unguessable, so no input can put one into a page anywhere else; one
+# common prefix, so a page is cut at them as fast as a plain search.
+_PLACEHOLDER = salted_hmac("lobby.views.placeholder", "lobby", algorithm="sha256").hexdigest()
+CSRF_PLACEHOLDER = f"{_PLACEHOLDER}:csrf_token"
+SHARED_HEADER = {name: f"{_PLACEHOLDER}:{name}" for name in ("staff_link", "account")}
+_ANY_PLACEHOLDER = re.compile(f"({'|'.join(map(re.escape, [CSRF_PLACEHOLDER, *SHARED_HEADER.values()]))})")
 LOBBY_CACHE = FreshCache(max_age=LOBBY_CACHE_SECONDS)
 
 
@@ -61,20 +72,24 @@ class LobbyParts(NamedTuple):
 
 
 class LobbyPage(NamedTuple):
-    """A session-less visitor's whole page, with CSRF_PLACEHOLDER for the token."""
+    """The whole page, shared by every viewer of one address in one language and time
+    zone, cut at its placeholders (text at even positions, a placeholder at each odd
+    one); and the header's signed-in parts as a visitor who is not signed in sees them."""
 
     read_at: float
     status: int
-    html: str
+    pieces: tuple[str, ...]
+    anonymous_header: dict[str, str]
 
 
 def lobby(request):
     """The lobby: the page, or only its results when htmx asks for them.
 
-    The filter form and results are shared by every viewer with the same language,
-    time zone, filters and page; so is the whole page of a visitor without a session
-    (its header is nobody's own), the CSRF token filled in per request. A signed-in
-    header is rendered per request. Nothing shared is older than LOBBY_CACHE_SECONDS.
+    One render of the page is shared by every viewer with the same address, language
+    and time zone, signed in or not; each response fills in its own CSRF token and,
+    for a viewer with a session, the header's account parts rendered for them alone
+    (base.html#staff_link and #account). Nothing shared is older than
+    LOBBY_CACHE_SECONDS. The filter form and results are shared with htmx requests.
     """
     params = {key: request.GET[key] for key in FILTER_PARAMS if request.GET.get(key)}
     page_number = request.GET.get("page", "1")
@@ -83,20 +98,45 @@ def lobby(request):
         parts = _lobby_parts(key, params, page_number)
         sort_field = render_to_string("lobby/lobby.html#sortfield", {"sort": params.get("sort"), "oob": True})
         return HttpResponse(parts.results_html + sort_field, status=parts.status)
-    if settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES:
-        # Possibly signed in, or with messages waiting: this header may be someone's own.
+    if "messages" in request.COOKIES:
+        # Messages waiting are this viewer's own, wherever the page shows them.
         parts = _lobby_parts(key, params, page_number)
         return render(request, "lobby/lobby.html", _page_context(parts), status=parts.status)
     page_key = f"{key}:{hashlib.blake2b(request.get_full_path().encode(), digest_size=16).hexdigest()}"
     page = LOBBY_CACHE.get(page_key)
     if page is None:
-        parts = _lobby_parts(key, params, page_number)
-        context = {**_page_context(parts), "csrf_token": CSRF_PLACEHOLDER}
-        page = LobbyPage(parts.read_at, parts.status, render_to_string("lobby/lobby.html", context, request))
+        page = _lobby_page(request, key, params, page_number)
         LOBBY_CACHE.set(page_key, page)
-    response = HttpResponse(page.html.replace(CSRF_PLACEHOLDER, get_token(request)), status=page.status)
-    patch_vary_headers(response, ("Cookie",))  # as rendering the header, which looks at the session, would
+    if settings.SESSION_COOKIE_NAME in request.COOKIES:
+        header = _header(request, request.user)  # possibly signed in: this viewer's own
+    else:
+        header = page.anonymous_header
+    token = get_token(request)
+    fills = {CSRF_PLACEHOLDER: token}
+    for name, placeholder in SHARED_HEADER.items():
+        fills[placeholder] = header[name].replace(CSRF_PLACEHOLDER, token)  # the logout form's
+    html = "".join([fills[piece] if index % 2 else piece for index, piece in enumerate(page.pieces)])
+    response = HttpResponse(html, status=page.status)
+    patch_vary_headers(response, ("Cookie",))  # the header depends on the session cookie
     return response
+
+
+def _lobby_page(request, key: str, params: dict, page_number: str) -> LobbyPage:
+    parts = _lobby_parts(key, params, page_number)
+    # Rendered without the request's context processors, so with nobody's user,
+    # session or messages: only the address (the language form's `next`) is this
+    # request's, and the address is part of the page's key.
+    context = {**_page_context(parts), "request": request, "csrf_token": CSRF_PLACEHOLDER}
+    html = render_to_string("lobby/lobby.html", {**context, "shared_header": SHARED_HEADER})
+    pieces = tuple(_ANY_PLACEHOLDER.split(html))
+    return LobbyPage(parts.read_at, parts.status, pieces, _header(request, AnonymousUser()))
+
+
+def _header(request, user) -> dict[str, str]:
+    """The header's parts that depend on who is signed in, as base.html renders them,
+    with CSRF_PLACEHOLDER for the token."""
+    context = {"request": request, "user": user, "csrf_token": CSRF_PLACEHOLDER}
+    return {name: get_template(f"base.html#{name}").render(context) for name in SHARED_HEADER}
 
 
 def _cache_key(params: dict, page_number: str) -> str:
@@ -115,15 +155,23 @@ def _lobby_parts(key: str, params: dict, page_number: str) -> LobbyParts:
         parts = LobbyParts(
             read_at=read_at,
             status=200 if valid else 400,
-            filters_html=render_to_string(
-                "lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)}
-            ),
+            filters_html=_filters_html(translation.get_language(), tuple(sorted(params.items()))),
             results_html=render_to_string(
                 "lobby/lobby.html#results", _results_context(form, params, page_number, valid)
             ),
         )
         LOBBY_CACHE.set(key, parts)
     return parts
+
+
+@functools.lru_cache(maxsize=256)
+def _filters_html(language: str, params: tuple[tuple[str, str], ...]) -> str:
+    """The filter form filled in with `params`, in the active `language` (part of the
+    key). It shows no data, only the input and the choices, so one render serves every
+    request in this language with this input, whatever the time."""
+    form = LobbyFilterForm(dict(params))
+    form.is_valid()  # marks the fields in error
+    return render_to_string("lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)})
 
 
 def _page_context(parts: LobbyParts) -> dict:
@@ -139,9 +187,10 @@ def _results_context(form, params: dict, page_number: str, valid: bool) -> dict:
     if not valid:
         return {"errors": form.error_message()}
     page = Paginator(tournament_list_for_lobby(form), LOBBY_PAGE_SIZE).get_page(page_number)
+    write_row = LobbyRowWriter()
     return {
         "page": page,
-        "rows": [_lobby_row(row) for row in page.object_list],
+        "rows": [write_row(row) for row in page.object_list],
         "columns": _columns(params),
         "previous_url": _url(params, page=page.previous_page_number()) if page.has_previous() else None,
         "next_url": _url(params, page=page.next_page_number()) if page.has_next() else None,
@@ -173,44 +222,81 @@ def _columns(params: dict) -> list[dict]:
     return columns
 
 
-GAME_LABELS = dict(Game.choices)
-STATUS_LABELS = dict(Status.choices)
 BETTING_SHORT = {BettingStructure.NO_LIMIT: "NL", BettingStructure.POT_LIMIT: "PL", BettingStructure.FIXED_LIMIT: "FL"}
+# Stands in for a tournament's id in a reversed Tournament Info address.
+_SOME_ID = 918273645546372819
 
 
-def _lobby_row(row: dict) -> dict:
-    pool_currency = Currency.TMONEY if row["entry_kind"] == EntryKind.TMONEY else row["currency"]
-    return {
-        **row,
-        "pool_currency": pool_currency,
-        "game_label": f"{BETTING_SHORT[row['betting']]} {GAME_LABELS[row['game']]}",
-        "status_label": STATUS_LABELS[row["status"]],
-        "buy_in_text": buy_in_text(
-            entry_kind=row["entry_kind"],
-            currency=pool_currency,
-            buy_in=row["buy_in"],
-            bounty=row["bounty_amount"],
-            fee=row["fee"],
-        ),
-        "tags": tournament_tags(
+class LobbyRowWriter:
+    """Writes the lobby's rows as text, for the results template to place as they
+    are, with the functions its tags and filters would use. One render's rows share a
+    language and time zone, so the Tournament Info address is reversed once, and each
+    label, amount, start time and tag (they repeat from row to row) is written once."""
+
+    def __init__(self):
+        self.info_path_around_id = reverse("lobby:tournament", args=[_SOME_ID]).split(str(_SOME_ID))
+        # Translators: a date format for the date filter: D weekday, j day, M month (b: lower case), Y year, H:i time.
+        self.start_format = _("D j M, H:i")
+        self.game_labels = {game: str(label) for game, label in Game.choices}
+        self.status_labels = {status: str(label) for status, label in Status.choices}
+        self.zone = timezone.get_current_timezone()
+        self.money = functools.cache(money)
+        self.buy_in_text = functools.cache(functools.partial(buy_in_text, write_money=self.money))
+        self.start_text = functools.cache(self._start_text)  # events often start together
+        self.tag_html = functools.cache(self._tag_html)
+        # Integers are only ever grouped ("1,000"); where 1000 is written "1000" here,
+        # str() writes every integer as the template would.
+        self.integer = str if formats.localize(1000) == "1000" else formats.localize
+
+    def _start_text(self, start) -> str:
+        return formats.date_format(start, self.start_format)
+
+    @staticmethod
+    def _tag_html(tag: str) -> str:
+        return get_template("lobby/lobby.html#tag").render({"tag": tag})
+
+    def __call__(self, row: dict) -> dict:
+        pool_currency = Currency.TMONEY if row["entry_kind"] == EntryKind.TMONEY else row["currency"]
+        start = row["scheduled_start"].astimezone(self.zone)  # timezone.localtime(), as the date filter does
+        tags = tournament_tags(
             bounty_kind=row["bounty_kind"],
             satellite_target_id=row["satellite_target_id"],
             rebuy_chips=row["rebuy_chips"],
             speed=row["speed"],
             heads_up=row["heads_up"],
             deepstack=row["deepstack"],
-        ),
-    }
+        )
+        return {
+            "status": row["status"],
+            "start_iso": start.isoformat(),  # what the date filter writes for "c"
+            "start_text": self.start_text(start),
+            "info_path": str(row["id"]).join(self.info_path_around_id),
+            "name": row["name"],
+            "game_label": f"{BETTING_SHORT[row['betting']]} {self.game_labels[row['game']]}",
+            "buy_in_text": self.buy_in_text(
+                entry_kind=row["entry_kind"],
+                currency=pool_currency,
+                buy_in=row["buy_in"],
+                bounty=row["bounty_amount"],
+                fee=row["fee"],
+            ),
+            "entrants": f"{self.integer(row['entries_count'])} / {self.integer(row['max_entrants'])}",
+            "pool_text": self.money(row["pool"], pool_currency),
+            "guarantee_text": self.money(row["guarantee"], pool_currency) if row["guarantee"] else "",
+            "status_label": self.status_labels[row["status"]],
+            "tags_html": mark_safe("".join([self.tag_html(tag) for tag in tags])),  # noqa: S308 (our renders)
+        }
 
 
-def buy_in_text(*, entry_kind: str, currency: str, buy_in: int, bounty: int, fee: int) -> str:
-    """ "€10 + €10 + €2": buy-in, bounty (when there is one) and fee, as the room writes them."""
+def buy_in_text(*, entry_kind: str, currency: str, buy_in: int, bounty: int, fee: int, write_money=money) -> str:
+    """ "€10 + €10 + €2": buy-in, bounty (when there is one) and fee, as the room writes
+    them; `write_money` writes each amount (the lobby passes its memo of `money`)."""
     if entry_kind == EntryKind.FREEROLL:
         return _("Freeroll")
-    parts = [money(buy_in, currency)]
+    parts = [write_money(buy_in, currency)]
     if bounty:
-        parts.append(money(bounty, currency))
-    parts.append(money(fee, currency))
+        parts.append(write_money(bounty, currency))
+    parts.append(write_money(fee, currency))
     text = " + ".join(parts)
     return _("Ticket (%(value)s)") % {"value": text} if entry_kind == EntryKind.TICKET_ONLY else text
 

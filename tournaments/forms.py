@@ -4,8 +4,8 @@ refuse exactly the same input."""
 from datetime import timedelta
 
 from django import forms
-from django.db.models import F, Q, QuerySet
-from django.db.models.functions import Greatest
+from django.db.models import F, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -23,6 +23,8 @@ SORTS = {
 SORT_CHOICES = [(key, key) for key in SORTS] + [(f"-{key}", f"-{key}") for key in SORTS]
 # Finished and cancelled events stay in the default lobby this long after their start.
 RECENT = timedelta(hours=12)
+# Still to play or in play; a partial index (Tournament.Meta) covers exactly these.
+IN_PLAY = ~Q(status__in=[Status.FINISHED, Status.CANCELLED])
 
 
 class LobbyFilterForm(forms.Form):
@@ -63,8 +65,9 @@ class LobbyFilterForm(forms.Form):
         if data.get("status"):
             queryset = queryset.filter(status=data["status"])
         else:
+            recent = timezone.now() - RECENT
             queryset = queryset.filter(
-                ~Q(status__in=[Status.FINISHED, Status.CANCELLED]) | Q(scheduled_start__gte=timezone.now() - RECENT)
+                Q(scheduled_start__gte=recent) | IN_PLAY, scheduled_start__gte=_earliest_start_shown(recent)
             )
         if data.get("tag"):
             queryset = queryset.filter(TAG_FILTERS[data["tag"]])
@@ -85,3 +88,11 @@ class LobbyFilterForm(forms.Form):
             f"{self.fields[name].label if name in self.fields else ''}: {' '.join(messages)}".lstrip(": ")
             for name, messages in self.errors.items()
         )
+
+
+def _earliest_start_shown(recent):
+    """`recent`, or the start of an older event still in play: implied by the default
+    filter, it lets the database read the start index from there on instead of
+    filtering out every finished event since the room opened."""
+    oldest_in_play = Tournament.objects.filter(IN_PLAY).order_by("scheduled_start").values("scheduled_start")[:1]
+    return Least(Value(recent), Coalesce(Subquery(oldest_in_play), Value(recent)))

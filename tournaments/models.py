@@ -229,7 +229,16 @@ class Tournament(models.Model):
 
     class Meta:
         ordering = ["scheduled_start", "id"]
-        indexes = [models.Index(fields=["status", "scheduled_start"])]
+        indexes = [
+            models.Index(fields=["status", "scheduled_start"]),
+            # Events still to play or in play, by start: the default lobby finds the
+            # oldest of them here (tournaments.forms.IN_PLAY) without reading history.
+            models.Index(
+                fields=["scheduled_start"],
+                condition=~Q(status__in=[Status.FINISHED, Status.CANCELLED]),
+                name="tournament_in_play_by_start",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(table_size__gte=2) & Q(table_size__lte=10), name="table_size_2_to_10"),
             models.CheckConstraint(

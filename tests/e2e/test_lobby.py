@@ -118,6 +118,7 @@ def test_a_filter_chosen_after_sorting_keeps_the_sort(page, room):
     mark_the_page(page)
     prize_pool = page.locator("thead th", has_text="Prize pool")
     prize_pool.get_by_role("link").click()
+    expect(prize_pool).to_have_attribute("aria-sort", "ascending")
     prize_pool.get_by_role("link").click()
     expect(prize_pool).to_have_attribute("aria-sort", "descending")
     page.select_option("#id_game", "holdem")

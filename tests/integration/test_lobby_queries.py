@@ -60,6 +60,26 @@ def test_lobby_queries_do_not_grow_with_the_number_of_tournaments(client, struct
     assert many <= 4
 
 
+def test_the_start_bound_that_spares_reading_history_keeps_old_events_still_in_play(client, structure):
+    """The default lobby reads the start index from the oldest event in play on."""
+    now = timezone.now()
+    for name, days_ago, status in [
+        ("Marathon Day 3", 3, "running"),
+        ("Long Finished", 2, "finished"),
+        ("Old Announced", 5, "announced"),
+        ("Just Cancelled", 0.25, "cancelled"),
+    ]:
+        TournamentFactory(
+            name=name, blind_structure=structure, status=status, scheduled_start=now - timedelta(days_ago)
+        )
+    body = client.get("/").content.decode()
+    assert "Marathon Day 3" in body
+    assert "Old Announced" in body
+    assert "Just Cancelled" in body
+    assert "Long Finished" not in body
+    assert "3 tournaments" in body
+
+
 def test_htmx_results_queries_do_not_grow_with_the_number_of_tournaments(client, structure):
     add_events(structure, 3)
     few = queries_of(client, "/?sort=name", HX_Request="true")
@@ -167,3 +187,82 @@ def test_a_signed_in_header_is_never_shared(client, structure, player):
     stranger = Client().get("/").content.decode()
     assert "Alice" not in stranger
     assert "Log in" in stranger
+
+
+# Signed in: the shared page with this viewer's own header filled in.
+
+
+def lobby_as(client: Client) -> str:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "Cookie" in response["Vary"]  # a cache in front must keep one viewer's page from another
+    return response.content.decode()
+
+
+def account_area(html: str) -> str:
+    return html.split('<div class="account">', 1)[1].split("</header>", 1)[0]
+
+
+def test_a_signed_in_player_sees_their_own_name_and_staff_the_admin_link(structure, player, staff, clock):
+    add_events(structure, 3)
+    lobby_as(Client())  # the shared page, rendered for a visitor
+    alice, sam = Client(), Client()
+    alice.force_login(player)
+    sam.force_login(staff)
+    with CaptureQueriesContext(connection) as captured:
+        page = lobby_as(alice)
+    assert not [query for query in captured if "tournaments_" in query["sql"]], "not the shared page"
+    assert '<span class="who">Alice</span>' in account_area(page)
+    assert "Log out" in page
+    assert "Log in" not in page
+    assert ">Admin</a>" not in page
+    page = lobby_as(sam)
+    assert '<span class="who">Sam</span>' in account_area(page)
+    assert ">Admin</a>" in page
+
+
+def test_the_next_signed_in_player_never_sees_the_one_before(structure, player, other_player, staff, clock):
+    add_events(structure, 3)
+    viewers = {name: Client() for name in ("Sam", "Alice", "Bob")}
+    for name, user in (("Sam", staff), ("Alice", player), ("Bob", other_player)):
+        viewers[name].force_login(user)
+    pages = {name: lobby_as(client) for name, client in viewers.items()}  # one shared render, Sam's miss first
+    for name, page in pages.items():
+        others = {"Sam", "Alice", "Bob"} - {name}
+        assert f'<span class="who">{name}</span>' in page
+        assert not any(other in page for other in others)
+    assert ">Admin</a>" not in pages["Alice"] + pages["Bob"]
+    visitor = lobby_as(Client())
+    assert not any(name in visitor for name in viewers)
+    assert "Log in" in visitor
+    assert ">Admin</a>" not in visitor
+
+
+def test_a_signed_in_hit_reads_only_the_session_and_the_user_however_many_tournaments(client, structure, player):
+    client.force_login(player)
+    tables_read = []
+    for count in (3, 117):
+        add_events(structure, count)
+        cache.clear()
+        forget_local_copies()
+        lobby_as(Client())  # the shared page, rendered for a visitor
+        with CaptureQueriesContext(connection) as captured:
+            assert "Alice" in lobby_as(client)
+        tables_read.append(sorted(re.findall(r'FROM "(\w+)"', " ".join(query["sql"] for query in captured))))
+    assert tables_read[0] == tables_read[1]
+    assert set(tables_read[0]) <= {"django_session", "accounts_user"}
+
+
+def test_the_logout_form_on_a_shared_page_carries_a_valid_token(structure, staff):
+    add_events(structure, 3)
+    lobby_as(Client())  # the shared page, rendered for a visitor
+    sam = Client(enforce_csrf_checks=True)
+    sam.force_login(staff)
+    page = lobby_as(sam)
+    logout_form = r'<form action="([^"]+)" method="post">.*?name="csrfmiddlewaretoken" value="([^"]+)".*?Log out'
+    logout = re.search(logout_form, page)
+    response = sam.post(logout.group(1), {"csrfmiddlewaretoken": logout.group(2)})
+    assert response.status_code in (200, 302)  # not 403: the token matches this viewer's cookie
+    page = lobby_as(sam)
+    assert "Sam" not in page
+    assert "Log in" in page
