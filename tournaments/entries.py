@@ -5,10 +5,12 @@ inside the ledger), re-checks the rules under the lock, and records what was pai
 in a Purchase so that a refund reverses exactly that.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -29,12 +31,16 @@ from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament
 from tournaments.services import TournamentError
 from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.services import (
+    AccountSpec,
     InsufficientFunds,
+    Leg,
     WalletError,
     account_get,
-    house_account,
-    transfer_create,
-    wallet_account,
+    accounts_around,
+    accounts_get,
+    house_account_spec,
+    transfers_create,
+    wallet_account_spec,
 )
 from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
 
@@ -139,13 +145,13 @@ def entry_register(
     A retry with the same idempotency key returns the same entry.
     """
     idempotency_key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
+    accounts = _accounts_ahead(tournament_id, player)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        if idempotency_key:
-            earlier = Purchase.objects.filter(idempotency_key=idempotency_key).select_related("entry").first()
-            if earlier is not None:
-                return earlier.entry
-        if Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).exists():
+        earlier, entered = _earlier_entries(tournament, player, idempotency_key)
+        if earlier is not None:
+            return earlier
+        if entered:
             raise refuse("already_registered")
         refusal = registration_refusal(
             now=now,
@@ -174,6 +180,7 @@ def entry_register(
             ticket_id=ticket_id,
             idempotency_key=idempotency_key or f"entry:{entry.pk}",
             now=now,
+            accounts=accounts,
         )
         tournament.entries_count += 1
         tournament.prize_contributions += purchase.price
@@ -187,18 +194,35 @@ def entry_register(
         return entry
 
 
+def _earlier_entries(tournament: Tournament, player, idempotency_key: str | None) -> tuple[Entry | None, bool]:
+    """(the entry this request's key already made, whether the player is entered),
+    with one query: it runs under the tournament's lock, which every query holds longer."""
+    if not idempotency_key:
+        return None, Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).exists()
+    # The key names this player and event, so the entry it made is among theirs.
+    made = Exists(Purchase.objects.filter(entry=OuterRef("pk"), idempotency_key=idempotency_key))
+    entries = list(
+        Entry.objects.filter(tournament=tournament, player=player)
+        .annotate(made_by_key=made)
+        .filter(Q(status__in=ENTERED) | Q(made_by_key=True))
+    )
+    return next((entry for entry in entries if entry.made_by_key), None), bool(entries)
+
+
 def entry_unregister(*, tournament_id: int, player, now: datetime) -> Entry:
     """Take the player's entry back before the deadline (rule 10), refunding exactly
     what was paid in the form paid; a satellite seat comes back as T-Money."""
+    accounts = _accounts_ahead(tournament_id, player)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         entry = Entry.objects.filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE).first()
         if entry is None:
             raise refuse("not_registered")
+        entry.player = player  # the row's own player: spares loading it again
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
-        refunded = entry_refund(tournament=tournament, entry=entry, now=now)
+        refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts)
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
         entry.save(update_fields=["status", "ended_at"])
@@ -226,6 +250,7 @@ def entry_addon(*, tournament_id: int, player, now: datetime, idempotency_key: s
 
 def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempotency_key: str | None) -> Purchase:
     idempotency_key = _scoped_key(kind, tournament_id, player, idempotency_key)
+    accounts = _accounts_ahead(tournament_id, player)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if idempotency_key:
@@ -237,6 +262,7 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
         )
         if entry is None:
             raise refuse("not_registered")
+        entry.player = player  # the row's own player: spares loading it again
         if entry.status == EntryStatus.ELIMINATED:
             raise refuse("eliminated")
         schedule = tournament_schedule(tournament)
@@ -274,6 +300,7 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
             ticket_id=None,
             idempotency_key=idempotency_key or f"{kind}:{entry.pk}:{entry.rebuys if kind == PurchaseKind.REBUY else 0}",
             now=now,
+            accounts=accounts,
         )
         entry.chips += chips
         if kind == PurchaseKind.REBUY:
@@ -296,6 +323,13 @@ def request_was_made(*, kind: str, tournament_id: int, player, idempotency_key: 
 def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:
     """A client's key names one request of one player for one purchase in one event."""
     return f"{kind}:{tournament_id}:{player.pk}:{key}" if key else None
+
+
+def _accounts_ahead(tournament_id: int, player) -> dict[AccountSpec, Account]:
+    """The accounts a purchase or refund of `player` in the event may move, read
+    before the tournament's lock is taken: every query under it makes the queue of
+    other players in the event wait longer."""
+    return accounts_around(owner_id=player.pk, ref=f"tournament:{tournament_id}")
 
 
 def _choose_form(tournament: Tournament, form: str | None, ticket_id: int | None) -> str:
@@ -326,6 +360,7 @@ def purchase_create(
     idempotency_key: str,
     now: datetime,
     source_account=None,
+    accounts: Mapping[AccountSpec, Account] | None = None,
 ) -> Purchase:
     price, fee, bounty = amounts
     currency = pool_currency(tournament)
@@ -357,16 +392,17 @@ def purchase_create(
         )
     except IntegrityError as error:
         raise TournamentError(_("This request was already made."), "duplicate_request") from error
+    legs = [
+        Leg(source, destination, amount, reason, name)
+        for name, source, destination, amount, reason in purchase_legs(
+            tournament, purchase, source_account, accounts=accounts
+        )
+    ]
     try:
-        for leg, source, destination, amount, reason in purchase_legs(tournament, purchase, source_account):
-            transfer_create(
-                source=source,
-                destination=destination,
-                amount=amount,
-                reason=reason,
-                idempotency_key=f"purchase:{purchase.pk}:{leg}",
-                actor=entry.player,
-            )
+        # The keys name the purchase made just now: no earlier transfer can hold them.
+        transfers_create(
+            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=entry.player, keys_are_new=True
+        )
     except InsufficientFunds as error:
         raise refuse("insufficient_funds") from error
     except WalletError as error:
@@ -374,34 +410,59 @@ def purchase_create(
     return purchase
 
 
-def purchase_legs(tournament: Tournament, purchase: Purchase, source_account=None):
-    """(leg, source, destination, amount, reason) for each movement that pays a purchase."""
+def purchase_legs(
+    tournament: Tournament,
+    purchase: Purchase,
+    source_account=None,
+    *,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+):
+    """(leg, source, destination, amount, reason) for each movement that pays a
+    purchase; its accounts are taken from `accounts` (read ahead) or read with
+    one query."""
+    plan = _purchase_plan(tournament, purchase, source_account)
+    found = accounts_get(
+        (spec for _leg, *ends, _amount, _reason in plan for spec in ends if _is_spec(spec)), known=accounts
+    )
+    return [
+        (leg, found[source] if _is_spec(source) else source, found[destination], amount, reason)
+        for leg, source, destination, amount, reason in plan
+    ]
+
+
+def _is_spec(account) -> bool:
+    return isinstance(account, AccountSpec)
+
+
+def _purchase_plan(tournament: Tournament, purchase: Purchase, source_account=None) -> list[tuple]:
+    """purchase_legs with AccountSpecs for the accounts (the payer of a satellite
+    seat is `source_account` as given)."""
     ref = f"tournament:{tournament.pk}"
     currency = purchase.currency
-    player = purchase.entry.player
+    player_id = purchase.entry.player_id
     if purchase.form == PaymentForm.FREE:
         return []
     legs = []
     if purchase.form == PaymentForm.CASH:
-        payer = wallet_account(player, currency)
+        payer = wallet_account_spec(player_id, currency)
     elif purchase.form == PaymentForm.TMONEY and currency != Currency.TMONEY:
         # The room takes the T-Money and pays the prize pool in the event's currency.
         legs.append(
             (
                 "tmoney",
-                wallet_account(player, Currency.TMONEY),
-                house_account(Currency.TMONEY),
+                wallet_account_spec(player_id, Currency.TMONEY),
+                house_account_spec(Currency.TMONEY),
                 purchase.total,
                 TransferReason.TMONEY_CONVERSION,
             )
         )
-        payer = house_account(currency)
+        payer = house_account_spec(currency)
     elif purchase.form == PaymentForm.TMONEY:
-        payer = wallet_account(player, Currency.TMONEY)
+        payer = wallet_account_spec(player_id, Currency.TMONEY)
     elif purchase.form == PaymentForm.SEAT:
         payer = source_account
     else:  # a ticket: the room pays the entry it issued the ticket for
-        payer = house_account(currency)
+        payer = house_account_spec(currency)
     reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
         purchase.kind, TransferReason.ADDON
     )
@@ -411,43 +472,62 @@ def purchase_legs(tournament: Tournament, purchase: Purchase, source_account=Non
         ("bounty", AccountKind.BOUNTIES, purchase.bounty, TransferReason.BOUNTY),
     ):
         if amount:
-            legs.append((leg, payer, account_get(kind=kind, currency=currency, ref=ref), amount, why))
+            legs.append((leg, payer, AccountSpec(kind, currency, ref=ref), amount, why))
     return legs
 
 
-def entry_refund(*, tournament: Tournament, entry: Entry, now: datetime) -> int:
+def entry_refund(
+    *, tournament: Tournament, entry: Entry, now: datetime, accounts: Mapping[AccountSpec, Account] | None = None
+) -> int:
     """Reverse every purchase of the entry in the form it was paid; returns what
-    left the prize pool. The caller holds the tournament's row lock."""
-    refunded_to_pool = 0
-    for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
-        for leg, source, destination, amount, _reason in purchase_legs(
-            tournament, purchase, seat_source(entry, purchase)
-        ):
-            back_to = house_account(purchase.currency) if purchase.form == PaymentForm.SEAT else source
-            transfer_create(
-                source=destination,
-                destination=back_to,
-                amount=amount,
-                reason=TransferReason.REFUND,
-                idempotency_key=f"purchase:{purchase.pk}:refund:{leg}",
-                actor=entry.player,
-            )
-        if purchase.form == PaymentForm.SEAT:
-            # A satellite seat is never refunded as cash (rule 10): T-Money of its value.
-            transfer_create(
-                source=house_account(Currency.TMONEY),
-                destination=wallet_account(entry.player, Currency.TMONEY),
-                amount=purchase.total,
-                reason=TransferReason.REFUND,
-                idempotency_key=f"purchase:{purchase.pk}:refund:seat",
-                actor=entry.player,
-            )
+    left the prize pool. The caller holds the tournament's row lock.
+
+    The refunds of all its purchases are one batch of the ledger (one lock over
+    every account, in id order), each transfer keyed f"purchase:{id}:refund:{leg}";
+    the accounts come from `accounts` (read ahead) or one query.
+    """
+    purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
+    if not purchases:
+        return 0
+    plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
+    found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
+    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
+    transfers_create(
+        legs=[
+            Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
+            for pk, leg, source, destination, amount in plan
+        ],
+        idempotency_key_prefix="purchase",
+        actor=entry.player,
+        keys_are_new=True,
+    )
+    for purchase in purchases:
         if purchase.ticket_id is not None:
             ticket_release(ticket_id=purchase.ticket_id)
         purchase.refunded_at = now
-        purchase.save(update_fields=["refunded_at"])
-        refunded_to_pool += purchase.price
-    return refunded_to_pool
+    Purchase.objects.filter(pk__in=[purchase.pk for purchase in purchases]).update(refunded_at=now)
+    return sum(purchase.price for purchase in purchases)
+
+
+def _refund_plan(tournament: Tournament, purchase: Purchase) -> list[tuple]:
+    """(leg, source, destination, amount) that reverse `purchase`, as AccountSpecs."""
+    seat = purchase.form == PaymentForm.SEAT
+    plan = [
+        # A satellite seat's money goes to the house, not back to the satellite's pool.
+        (leg, destination, house_account_spec(purchase.currency) if seat else source, amount)
+        for leg, source, destination, amount, _reason in _purchase_plan(tournament, purchase)
+    ]
+    if seat:
+        # A satellite seat is never refunded as cash (rule 10): T-Money of its value.
+        plan.append(
+            (
+                "seat",
+                house_account_spec(Currency.TMONEY),
+                wallet_account_spec(purchase.entry.player_id, Currency.TMONEY),
+                purchase.total,
+            )
+        )
+    return plan
 
 
 def seat_source(entry: Entry, purchase: Purchase):

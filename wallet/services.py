@@ -1,10 +1,14 @@
 """Use cases that move value. Every one runs in one transaction."""
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from audit.services import audit_log
+from audit.models import AuditEntry
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
 
@@ -27,12 +31,82 @@ def account_get(*, kind: str, currency: str, owner=None, ref: str = "") -> Accou
     return account
 
 
+@dataclass(frozen=True)
+class AccountSpec:
+    """Names one account, by owner id so that no user need be loaded to find it."""
+
+    kind: str
+    currency: str
+    owner_id: int | None = None
+    ref: str = ""
+
+
+def wallet_account_spec(owner_id: int, currency: str) -> AccountSpec:
+    """A player's own money in `currency`: cash, or T-Money for TMY."""
+    kind = AccountKind.PLAYER_TMONEY if currency == Currency.TMONEY else AccountKind.PLAYER_CASH
+    return AccountSpec(kind, currency, owner_id=owner_id)
+
+
+def house_account_spec(currency: str) -> AccountSpec:
+    return AccountSpec(AccountKind.HOUSE, currency)
+
+
+def accounts_get(
+    specs: Iterable[AccountSpec], *, known: Mapping[AccountSpec, Account] | None = None
+) -> dict[AccountSpec, Account]:
+    """The accounts `specs` name: from `known` (see accounts_around) when there, else
+    read with one query; those missing are created empty (each as account_get
+    does, so a concurrent first use is harmless)."""
+    known = known or {}
+    named = set(specs)
+    found = {spec: known[spec] for spec in named & known.keys()}
+    wanted = named - found.keys()
+    if not wanted:
+        return found
+    match = Q()
+    for spec in wanted:
+        match |= Q(kind=spec.kind, currency=spec.currency, owner_id=spec.owner_id, ref=spec.ref)
+    found |= {_spec(account): account for account in Account.objects.filter(match)}
+    for spec in wanted - found.keys():
+        fields = {"kind": spec.kind, "currency": spec.currency, "owner_id": spec.owner_id, "ref": spec.ref}
+        try:
+            found[spec], _ = Account.objects.get_or_create(**fields)
+        except IntegrityError:  # created concurrently
+            found[spec] = Account.objects.get(**fields)
+    return found
+
+
+def accounts_around(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
+    """The player's accounts, those of `ref` and the room's own, by spec, with one
+    query: read ahead of a lock for accounts_get to take from, so that the lock is
+    held for less. Safe to read early: an account's identity never changes, and
+    transfers_create reads its balance again under the lock."""
+    around = Account.objects.filter(Q(owner_id=owner_id) | Q(owner=None, ref__in=[ref, ""]))
+    return {_spec(account): account for account in around}
+
+
+def _spec(account: Account) -> AccountSpec:
+    return AccountSpec(account.kind, account.currency, account.owner_id, account.ref)
+
+
 def player_cash_account(user, currency: str) -> Account:
     return account_get(kind=AccountKind.PLAYER_CASH, currency=currency, owner=user)
 
 
 def player_tmoney_account(user) -> Account:
     return account_get(kind=AccountKind.PLAYER_TMONEY, currency=Currency.TMONEY, owner=user)
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One movement of a batch; `name` tells it from the batch's other legs in its
+    idempotency key (f"{prefix}:{name}", or the prefix alone when unnamed)."""
+
+    source: Account
+    destination: Account
+    amount: int
+    reason: str
+    name: str = ""
 
 
 def transfer_create(
@@ -45,63 +119,141 @@ def transfer_create(
     actor=None,
     memo: str = "",
 ) -> Transfer:
-    """Move `amount` minor units from `source` to `destination`.
-
-    Locks both accounts (in id order) for the rest of the caller's transaction and
-    re-checks the source balance under the lock. A retry with the same idempotency
-    key returns the first transfer and moves nothing, even when the two race.
-    """
-    if amount <= 0:
-        raise WalletError(_("An amount to move must be positive."))
-    if source.currency != destination.currency:
-        raise WalletError(_("Money moves only between accounts of the same currency."))
-    if source.pk == destination.pk:
-        raise WalletError(_("A transfer needs two different accounts."))
-    existing = Transfer.objects.filter(idempotency_key=idempotency_key).first()
-    if existing is not None:
-        return _same_transfer(existing, source=source, destination=destination, amount=amount)
-    try:
-        with transaction.atomic():
-            locked = {
-                a.pk: a
-                for a in Account.objects.select_for_update().filter(pk__in=[source.pk, destination.pk]).order_by("pk")
-            }
-            if locked[source.pk].kind not in MAY_GO_NEGATIVE and locked[source.pk].balance < amount:
-                raise InsufficientFunds(_("Not enough money in the account for this."))
-            Account.objects.filter(pk=source.pk).update(balance=F("balance") - amount)
-            Account.objects.filter(pk=destination.pk).update(balance=F("balance") + amount)
-            transfer = Transfer.objects.create(
-                source=source,
-                destination=destination,
-                amount=amount,
-                reason=reason,
-                idempotency_key=idempotency_key,
-                actor=actor,
-                memo=memo,
-            )
-            audit_log(
-                action=f"wallet.transfer.{reason}",
-                subject=transfer,
-                actor=actor,
-                reason=memo,
-                data={"amount": amount, "currency": source.currency, "from": source.pk, "to": destination.pk},
-            )
-    except IntegrityError:
-        # The same request won a race for the key: its transfer is the answer.
-        existing = Transfer.objects.filter(idempotency_key=idempotency_key).first()
-        if existing is None:
-            raise
-        return _same_transfer(existing, source=source, destination=destination, amount=amount)
+    """Move `amount` minor units from `source` to `destination` (transfers_create
+    with one leg, whose key is `idempotency_key` itself)."""
+    (transfer,) = transfers_create(
+        legs=[Leg(source, destination, amount, reason)], idempotency_key_prefix=idempotency_key, actor=actor, memo=memo
+    )
     return transfer
 
 
+def transfers_create(
+    *, legs: list[Leg], idempotency_key_prefix: str, actor=None, memo: str = "", keys_are_new: bool = False
+) -> list[Transfer]:
+    """Move every leg or none, in the legs' order; each leg is one Transfer with one
+    audit row.
+
+    Locks every account involved (in id order) for the rest of the caller's
+    transaction and checks, under the lock, that each source holds all its legs
+    take from it (HOUSE and EXTERNAL may go negative). A retry with the same keys
+    returns the first transfers and moves nothing, even when the two race.
+
+    `keys_are_new`: the caller vouches that no transfer has these keys yet (they
+    name a row created, or first refunded, under a lock in its transaction), so
+    neither the look-up for a retry nor the savepoint that lets a race on the keys
+    end in the first transfers is needed; a duplicate key then fails the caller's
+    transaction. Honoured only inside a transaction.
+    """
+    if not legs:
+        return []
+    for leg in legs:
+        if leg.amount <= 0:
+            raise WalletError(_("An amount to move must be positive."))
+        if leg.source.currency != leg.destination.currency:
+            raise WalletError(_("Money moves only between accounts of the same currency."))
+        if leg.source.pk == leg.destination.pk:
+            raise WalletError(_("A transfer needs two different accounts."))
+    keys = [f"{idempotency_key_prefix}:{leg.name}" if leg.name else idempotency_key_prefix for leg in legs]
+    if len(set(keys)) != len(keys):
+        raise WalletError(_("Each leg of a payment needs its own name."))
+    keys_are_new = keys_are_new and transaction.get_connection().in_atomic_block
+    if not keys_are_new:
+        existing = list(Transfer.objects.filter(idempotency_key__in=keys))
+        if existing:
+            return _same_transfers(existing, keys=keys, legs=legs)
+    try:
+        # Without a savepoint an error inside marks the caller's transaction for
+        # rollback: so the refusal below is raised after the block.
+        with transaction.atomic(savepoint=not keys_are_new):
+            short = _short_of_funds(legs)
+            transfers = [] if short else _write(legs, keys=keys, actor=actor, memo=memo)
+    except IntegrityError:
+        if keys_are_new:
+            raise
+        # The same request won a race for the keys: its transfers are the answer.
+        existing = list(Transfer.objects.filter(idempotency_key__in=keys))
+        if not existing:
+            raise
+        return _same_transfers(existing, keys=keys, legs=legs)
+    if short:
+        raise InsufficientFunds(_("Not enough money in the account for this."))
+    return transfers
+
+
 MAY_GO_NEGATIVE = frozenset({AccountKind.EXTERNAL, AccountKind.HOUSE})
+ACCOUNT_TABLE = Account._meta.db_table
 
 
-def _same_transfer(existing: Transfer, *, source: Account, destination: Account, amount: int) -> Transfer:
-    if (existing.source_id, existing.destination_id, existing.amount) != (source.pk, destination.pk, amount):
-        raise WalletError(_("This request key was already used for a different payment."))
-    return existing
+def _short_of_funds(legs: list[Leg]) -> bool:
+    """Lock the legs' accounts in id order; whether a source holds less than its legs take."""
+    ids = sorted({leg.source.pk for leg in legs} | {leg.destination.pk for leg in legs})
+    balances = dict(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", "balance"))
+    taken: dict[int, int] = defaultdict(int)
+    sources = {}
+    for leg in legs:
+        taken[leg.source.pk] += leg.amount
+        sources[leg.source.pk] = leg.source
+    # Only what leaves counts: no leg is paid with money another leg of the batch brings in.
+    return any(sources[pk].kind not in MAY_GO_NEGATIVE and balances[pk] < amount for pk, amount in taken.items())
+
+
+def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transfer]:
+    deltas: dict[int, int] = defaultdict(int)
+    for leg in legs:
+        deltas[leg.source.pk] -= leg.amount
+        deltas[leg.destination.pk] += leg.amount
+    moved = [(pk, delta) for pk, delta in deltas.items() if delta]
+    if moved:
+        # One statement for every balance. Written out: the ORM's CASE WHEN
+        # took 0.8 ms of CPU to build, this takes 0.1 ms.
+        rows = ", ".join(["(%s, %s)"] * len(moved))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {ACCOUNT_TABLE} SET balance = balance + moved.delta"  # noqa: S608 (a table name and placeholders)
+                f" FROM (VALUES {rows}) AS moved (id, delta) WHERE {ACCOUNT_TABLE}.id = moved.id",
+                [value for row in moved for value in row],
+            )
+    transfers = Transfer.objects.bulk_create(
+        Transfer(
+            source=leg.source,
+            destination=leg.destination,
+            amount=leg.amount,
+            reason=leg.reason,
+            idempotency_key=key,
+            actor=actor,
+            memo=memo,
+        )
+        for leg, key in zip(legs, keys, strict=True)
+    )
+    # The rows audit_log would write, one per transfer, in one INSERT.
+    audit_actor = actor if actor is not None and actor.is_authenticated else None
+    AuditEntry.objects.bulk_create(
+        AuditEntry(
+            action=f"wallet.transfer.{leg.reason}",
+            actor=audit_actor,
+            subject_type=Transfer._meta.label_lower,
+            subject_id=str(transfer.pk),
+            reason=memo,
+            data={
+                "amount": leg.amount,
+                "currency": leg.source.currency,
+                "from": leg.source.pk,
+                "to": leg.destination.pk,
+            },
+        )
+        for leg, transfer in zip(legs, transfers, strict=True)
+    )
+    return transfers
+
+
+def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg]) -> list[Transfer]:
+    by_key = {transfer.idempotency_key: transfer for transfer in existing}
+    same = [by_key.get(key) for key in keys]
+    for transfer, leg in zip(same, legs, strict=True):
+        expected = (leg.source.pk, leg.destination.pk, leg.amount)
+        if transfer is None or (transfer.source_id, transfer.destination_id, transfer.amount) != expected:
+            raise WalletError(_("This request key was already used for a different payment."))
+    return same
 
 
 def house_account(currency: str) -> Account:
