@@ -204,14 +204,16 @@ def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transf
         deltas[leg.destination.pk] += leg.amount
     moved = [(pk, delta) for pk, delta in deltas.items() if delta]
     if moved:
-        # One statement for every balance. Written out: the ORM's CASE WHEN
-        # took 0.8 ms of CPU to build, this takes 0.1 ms.
-        rows = ", ".join(["(%s, %s)"] * len(moved))
+        # One statement for every balance, in SQL that PostgreSQL and the embedded
+        # SQLite both speak. Written out: the ORM's CASE WHEN took 0.8 ms of CPU to
+        # build, this takes 0.1 ms.
+        cases = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(moved))
+        ids = ", ".join(["%s"] * len(moved))
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {ACCOUNT_TABLE} SET balance = balance + moved.delta"  # noqa: S608 (a table name and placeholders)
-                f" FROM (VALUES {rows}) AS moved (id, delta) WHERE {ACCOUNT_TABLE}.id = moved.id",
-                [value for row in moved for value in row],
+                f"UPDATE {ACCOUNT_TABLE} SET balance = balance + CASE id {cases} END"  # noqa: S608 (a table name and placeholders)
+                f" WHERE id IN ({ids})",
+                [value for row in moved for value in row] + [pk for pk, _delta in moved],
             )
     transfers = Transfer.objects.bulk_create(
         Transfer(

@@ -69,6 +69,7 @@ def demo(tmp_path_factory):
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
 
 
 def test_demo_prints_the_url_and_logins_with_balances(demo):
