@@ -36,7 +36,6 @@ import time
 from datetime import timedelta
 from io import BytesIO
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this file's folder comes first on sys.path and its name would hide the `lobby` app.
@@ -44,7 +43,8 @@ sys.path[0] = str(ROOT)
 
 import psycopg  # noqa: E402
 
-DATABASE_SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
+from bench.harness import DATABASE_SERVER, with_database  # noqa: E402
+
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
 TOURNAMENTS = 10_000
 TIME_BUDGET = 85.0  # seconds; measuring stops early rather than overrun
@@ -70,10 +70,6 @@ MIX = [
     ("/da/", "", {"HTTP_ACCEPT_LANGUAGE": "da"}),
     ("/", "", {"HTTP_COOKIE": "tz=Europe/Copenhagen"}),
 ]
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
 
 
 def configure(database: str, static_root: Path) -> None:

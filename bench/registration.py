@@ -37,8 +37,6 @@ import http.client
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +44,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 if __name__ == "__main__":
@@ -55,24 +52,15 @@ if __name__ == "__main__":
 
 import psycopg  # noqa: E402
 
+from bench.harness import DATABASE_SERVER, free_port, stop, wait_ready, with_database  # noqa: E402
+
 BIN = Path(sys.executable).parent
-DATABASE_SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
 TIME_BUDGET = 80.0  # seconds; measuring stops early rather than overrun (teardown takes a few more)
 CLIENTS = 16  # --clients changes it, for diagnosis; the RESULT lines are for 16
 WORKERS, THREADS = 2, 8  # the production web process
 BUY_IN, FEE = 1_000, 100
 FUNDS = 1_000_000
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --- The server side: gunicorn loads `bench.registration:wsgi_app()` in each worker.
@@ -460,33 +448,6 @@ def profile(tournament_id: int, pairs: int = 50) -> None:
     stats = pstats.Stats(profiler)
     print(f"profile: {pairs} registrations + {pairs} unregistrations in this process, by cumulative time")
     stats.sort_stats("cumulative").print_stats(30)
-
-
-def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"gunicorn not ready in {timeout} s")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def bench(args: argparse.Namespace, began: float, database: str) -> None:

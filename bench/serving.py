@@ -20,65 +20,27 @@ import math
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[0] = str(ROOT)  # run as a script: import bench.harness from the project root
+
+from bench.harness import DATABASE_SERVER, free_port, stop, wait_ready, with_database  # noqa: E402
+
 BIN = Path(sys.executable).parent
-DATABASE_SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/12")
 TOTAL_BUDGET = 55.0  # seconds; the run stops measuring rather than overrun
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
 def admin_conninfo() -> str:
     return with_database(DATABASE_SERVER, "postgres")
-
-
-def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server on port {port} exited with {proc.returncode}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"server on port {port} not ready in {timeout} s")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def load(port: int, path: str, headers: dict, seconds: float, connections: int) -> tuple[float, int, int]:
