@@ -160,31 +160,25 @@ def unregister(request, pk: int):
     )
 
 
-@require_POST
-def rebuy(request, pk: int):
+def _buy_chips(request, pk: int, service, success: str):
     return _act(
         request,
         pk,
-        lambda tournament: entry_rebuy(
+        lambda tournament: service(
             tournament_id=tournament.pk,
             player=request.user,
             now=timezone.now(),
             idempotency_key=request.POST.get("key") or None,
         ),
-        _("Rebuy done: the chips are added to your stack."),
+        success,
     )
+
+
+@require_POST
+def rebuy(request, pk: int):
+    return _buy_chips(request, pk, entry_rebuy, _("Rebuy done: the chips are added to your stack."))
 
 
 @require_POST
 def addon(request, pk: int):
-    return _act(
-        request,
-        pk,
-        lambda tournament: entry_addon(
-            tournament_id=tournament.pk,
-            player=request.user,
-            now=timezone.now(),
-            idempotency_key=request.POST.get("key") or None,
-        ),
-        _("Add-on taken: the chips are added to your stack."),
-    )
+    return _buy_chips(request, pk, entry_addon, _("Add-on taken: the chips are added to your stack."))
