@@ -4,6 +4,11 @@ Times are aware datetimes; durations are whole minutes. The level clock stops
 during breaks, so a level interrupted by a break ends that much later on the wall
 clock. After the last level of the structure, that level goes on until the end.
 
+The whole clock also stands still during stops: a staff pause (a deal, an
+incident), and the wait for the last table to finish its hand before a break
+(rule 17), so everything after a stop happens that much later. Synchronised breaks
+stay at :55 on the wall clock; one that falls inside a stop is not taken.
+
 Durations are real elapsed time: the arithmetic is done in UTC and the results are
 shown in the zone of the times given, so a level that spans a DST change still lasts
 its minutes. (Python adds a timedelta to a zoned datetime on the wall clock, which
@@ -12,6 +17,7 @@ wall clock, ignoring which side of the change they are on.)
 """
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
@@ -63,6 +69,59 @@ class Schedule:
     breaks: tuple[ScheduledBreak, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The clock stood still from `starts_at` to `ends_at`."""
+
+    starts_at: datetime
+    ends_at: datetime
+
+
+class _Clock:
+    """Wall-clock arithmetic on a clock that stands still during stops (in UTC)."""
+
+    def __init__(self, stops: Iterable[Stop]):
+        merged: list[tuple[datetime, datetime]] = []
+        for start, end in sorted((_utc(s.starts_at), _utc(s.ends_at)) for s in stops):
+            if end <= start:
+                continue
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        self.stops = merged
+
+    def after(self, moment: datetime, running: timedelta) -> datetime:
+        """When `running` of clock time has passed since `moment`; with none, at
+        `moment` itself, so that what is due as a stop begins happens before it."""
+        for start, end in self.stops:
+            if end <= moment:
+                continue
+            if moment <= start:
+                if running <= start - moment:
+                    return moment + running
+                running -= start - moment
+            moment = end
+        return moment + running
+
+    def resume(self, moment: datetime) -> datetime:
+        """The first instant from `moment` on at which the clock runs."""
+        for start, end in self.stops:
+            if start <= moment < end:
+                moment = end
+        return moment
+
+    def running_between(self, earlier: datetime, later: datetime) -> timedelta:
+        stopped = sum(
+            (min(end, later) - max(start, earlier) for start, end in self.stops if start < later and end > earlier),
+            timedelta(),
+        )
+        return later - earlier - stopped
+
+    def stopped_at(self, moment: datetime) -> bool:
+        return any(start < moment < end for start, end in self.stops)
+
+
 SYNCHRONISED_MINUTE = 55
 
 
@@ -105,17 +164,20 @@ def build_schedule(
     levels: list[Level],
     policy: BreakPolicy,
     addon_after_level: int | None = None,
+    stops: Iterable[Stop] = (),
 ) -> Schedule:
     """Every level's start and end and every break, for the whole blind structure.
 
     `addon_after_level` is the last level of the rebuy period: with synchronised
     breaks and an add-on break, that break follows it, merged with any :55 break
-    that falls while it is on (or as it ends) into one longer break.
+    that falls while it is on (or as it ends) into one longer break. `stops` are
+    the times the clock stood still; a stop still going on is passed as ending now.
     """
     if policy.kind is BreakKind.INTERVAL and policy.interval_minutes <= 0:
         # Otherwise the first break would be due again as soon as it ends, forever.
         raise ValueError("interval breaks need at least one minute of play between them")
     zone = start.tzinfo
+    clock = _Clock(stops)
     break_length = timedelta(minutes=policy.minutes)
     scheduled_levels: list[ScheduledLevel] = []
     breaks: list[ScheduledBreak] = []
@@ -124,17 +186,20 @@ def build_schedule(
     next_interval_break = timedelta(minutes=policy.interval_minutes)
     level_end_played = timedelta()
 
+    def next_break(after: datetime, *, inclusive: bool) -> datetime | None:
+        return _next_break_at(policy, clock, after, played, next_interval_break, zone=zone, inclusive=inclusive)
+
     for number, level in enumerate(levels, start=1):
-        level_starts = now
+        level_starts = clock.resume(now)
         level_end_played += timedelta(minutes=level.minutes)
         while True:
-            level_end_wall = now + (level_end_played - played)
-            break_at = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=False)
+            level_end_wall = clock.after(now, level_end_played - played)
+            break_at = next_break(now, inclusive=False)
             if break_at is None or break_at >= level_end_wall:
                 break
-            played += break_at - now
-            breaks.append(ScheduledBreak(_in_zone(break_at, zone), _in_zone(break_at + break_length, zone)))
-            now = break_at + break_length
+            played += clock.running_between(now, break_at)
+            now = clock.after(break_at, break_length)
+            breaks.append(ScheduledBreak(_in_zone(clock.resume(break_at), zone), _in_zone(now, zone)))
             if policy.kind is BreakKind.INTERVAL:
                 next_interval_break += timedelta(minutes=policy.interval_minutes)
         played = level_end_played
@@ -143,31 +208,34 @@ def build_schedule(
         if number == len(levels):
             break
         # A break due exactly at the level's end starts now, before the next level.
-        break_at = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=True)
+        break_at = next_break(now, inclusive=True)
         addon_due = (
             policy.kind is BreakKind.SYNCHRONISED and policy.addon_break_minutes > 0 and number == addon_after_level
         )
         break_ends = now
         if break_at == now:
-            break_ends += break_length
+            break_ends = clock.after(now, break_length)
             if policy.kind is BreakKind.INTERVAL:
                 next_interval_break += timedelta(minutes=policy.interval_minutes)
         if addon_due:
-            break_ends += timedelta(minutes=policy.addon_break_minutes)
+            break_ends = clock.after(break_ends, timedelta(minutes=policy.addon_break_minutes))
             # A :55 break due during the add-on break, or as it ends, is taken with
             # it rather than skipped until the next hour.
-            due = _next_break_at(policy, now, played, next_interval_break, zone=zone, inclusive=False)
+            due = next_break(now, inclusive=False)
             while due is not None and due <= break_ends:
-                break_ends = max(break_ends, due + break_length)
-                due = _next_break_at(policy, due, played, next_interval_break, zone=zone, inclusive=False)
+                break_ends = max(break_ends, clock.after(due, break_length))
+                due = next_break(due, inclusive=False)
         if break_ends > now:
-            breaks.append(ScheduledBreak(_in_zone(now, zone), _in_zone(break_ends, zone), addon=addon_due))
+            breaks.append(
+                ScheduledBreak(_in_zone(clock.resume(now), zone), _in_zone(break_ends, zone), addon=addon_due)
+            )
             now = break_ends
     return Schedule(tuple(scheduled_levels), tuple(breaks))
 
 
 def _next_break_at(
     policy: BreakPolicy,
+    clock: _Clock,
     now: datetime,
     played: timedelta,
     next_interval_break: timedelta,
@@ -179,10 +247,38 @@ def _next_break_at(
         local = _in_zone(now, zone)
         if inclusive and local == local.replace(minute=SYNCHRONISED_MINUTE, second=0, microsecond=0):
             return now
-        return _utc(next_synchronised_break(local))
+        due = _utc(next_synchronised_break(local))
+        while clock.stopped_at(due):
+            due = _utc(next_synchronised_break(_in_zone(due, zone)))
+        return due
     if policy.kind is BreakKind.INTERVAL:
-        return now + (next_interval_break - played)
+        return clock.after(now, next_interval_break - played)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockReading:
+    """What the clock shows at an instant."""
+
+    # The level being played, or the last one begun when between levels; None before the start.
+    level: ScheduledLevel | None
+    on_break: ScheduledBreak | None
+    # The next start or end of a level or break; None when nothing more is scheduled.
+    next_change_at: datetime | None
+
+
+def read_clock(schedule: Schedule, now: datetime) -> ClockReading:
+    moment = _utc(now)
+    level = None
+    for scheduled in schedule.levels:
+        if _utc(scheduled.starts_at) <= moment:
+            level = scheduled
+    on_break = next((b for b in schedule.breaks if _utc(b.starts_at) <= moment < _utc(b.ends_at)), None)
+    # The last level goes on until the end: its scheduled end changes nothing.
+    boundaries = [lv.starts_at for lv in schedule.levels] + [lv.ends_at for lv in schedule.levels[:-1]]
+    boundaries += [moment for b in schedule.breaks for moment in (b.starts_at, b.ends_at)]
+    upcoming = [boundary for boundary in boundaries if _utc(boundary) > moment]
+    return ClockReading(level, on_break, min(upcoming, key=_utc, default=None))
 
 
 def _utc(moment: datetime) -> datetime:

@@ -13,9 +13,11 @@ from tournaments.rules.schedule import (
     BreakPolicy,
     Level,
     Schedule,
+    Stop,
     build_schedule,
     deadlines,
     next_synchronised_break,
+    read_clock,
     validate_levels,
 )
 
@@ -561,3 +563,90 @@ def test_no_breaks_means_no_breaks(drawn):
     *_, schedule = drawn
 
     assert schedule.breaks == ()
+
+
+# Stops: pauses and the wait for the last table before a break.
+
+
+def stop(start: tuple[int, int], end: tuple[int, int]) -> Stop:
+    return Stop(at(*start), at(*end))
+
+
+def test_a_pause_shifts_every_level_and_interval_break_after_it():
+    schedule = build_schedule(start=at(7, 25), levels=structure(5), policy=INTERVAL, stops=[stop((7, 30), (7, 40))])
+    assert level_starts(schedule) == ["07:25", "07:55", "08:15", "08:40", "09:00"]
+    assert break_times(schedule) == [("08:35", "08:40")]
+
+
+def test_synchronised_breaks_stay_at_55_after_a_pause():
+    schedule = build_schedule(start=at(7, 25), levels=structure(5), policy=SYNCHRONISED, stops=[stop((7, 30), (7, 40))])
+    # Level 1 ends at 07:55 instead of 07:45, just as the :55 break is due.
+    assert level_starts(schedule)[:3] == ["07:25", "08:00", "08:20"]
+    assert break_times(schedule)[:2] == [("07:55", "08:00"), ("08:55", "09:00")]
+
+
+def test_a_synchronised_break_inside_a_pause_is_not_taken():
+    schedule = build_schedule(
+        start=at(7, 25), levels=structure(3, minutes=60), policy=SYNCHRONISED, stops=[stop((7, 50), (8, 0))]
+    )
+    assert break_times(schedule)[0] == ("08:55", "09:00")
+    assert [hhmm(level.ends_at) for level in schedule.levels[:2]] == ["08:35", "09:40"]
+
+
+def test_the_wait_for_the_last_table_delays_the_break_and_what_follows():
+    # Rule 17: the 07:55 break starts when the last table finishes its hand, at 07:56.
+    schedule = build_schedule(
+        start=at(7, 25), levels=structure(2, minutes=60), policy=SYNCHRONISED, stops=[stop((7, 55), (7, 56))]
+    )
+    assert break_times(schedule)[0] == ("07:56", "08:01")
+    assert hhmm(schedule.levels[0].ends_at) == "08:31"
+
+
+def test_a_pause_during_a_break_extends_the_break():
+    schedule = build_schedule(start=at(7, 25), levels=structure(5), policy=INTERVAL, stops=[stop((8, 27), (8, 37))])
+    assert break_times(schedule) == [("08:25", "08:40")]
+    assert level_starts(schedule)[3] == "08:40"
+
+
+def test_a_level_ending_as_a_pause_begins_ends_before_it():
+    schedule = build_schedule(start=at(7, 0), levels=structure(3), policy=NO_BREAKS, stops=[stop((7, 20), (7, 30))])
+    assert [hhmm(level.ends_at) for level in schedule.levels[:2]] == ["07:20", "07:50"]
+    assert level_starts(schedule) == ["07:00", "07:30", "07:50"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start_minute=st.integers(0, 59),
+    stop_after=st.integers(1, 5 * 60 * 60),
+    stop_seconds=st.integers(1, 3 * 60 * 60),
+    policy=st.sampled_from([INTERVAL, NO_BREAKS]),
+)
+def test_a_stop_shifts_exactly_what_comes_after_it(start_minute, stop_after, stop_seconds, policy):
+    start = at(7, start_minute)
+    paused = start + timedelta(seconds=stop_after)
+    plain = build_schedule(start=start, levels=structure(8), policy=policy)
+    stopped = build_schedule(
+        start=start, levels=structure(8), policy=policy, stops=[Stop(paused, paused + timedelta(seconds=stop_seconds))]
+    )
+    shift = timedelta(seconds=stop_seconds)
+    for before, after in zip(instants(plain), instants(stopped), strict=True):
+        assert after == (before + shift if before > paused else before)
+
+
+def test_reading_the_clock_gives_the_level_the_break_and_the_next_change():
+    schedule = build_schedule(start=at(7, 25), levels=structure(5), policy=INTERVAL)
+    before = read_clock(schedule, at(7, 0))
+    assert before.level is None
+    assert before.on_break is None
+    assert hhmm(before.next_change_at) == "07:25"
+    playing = read_clock(schedule, at(7, 50))
+    assert playing.level.number == 2
+    assert playing.on_break is None
+    assert hhmm(playing.next_change_at) == "08:05"
+    resting = read_clock(schedule, at(8, 27))
+    assert resting.level.number == 3
+    assert hhmm(resting.on_break.ends_at) == "08:30"
+    assert hhmm(resting.next_change_at) == "08:30"
+    last = read_clock(schedule, at(11, 0))
+    assert last.level.number == 5
+    assert last.next_change_at is None
