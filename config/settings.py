@@ -182,7 +182,7 @@ CELERY_TIMEZONE = "UTC"
 # A far-ahead ETA parks in Redis until the visibility timeout after a worker dies;
 # the periodic sweep, not ETAs, is what makes restarts safe.
 CELERY_BEAT_SCHEDULE = {
-    "tournaments-sweep": {"task": "tournaments.tasks.tournaments_sweep", "schedule": 5.0},
+    "tournaments-sweep": {"task": "tournaments.tasks.tournaments_sweep", "schedule": 2.0},
     "wallet-tickets-expire": {"task": "wallet.tasks.tickets_expire_task", "schedule": 60.0},
 }
 

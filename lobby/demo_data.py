@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 
 from accounts.models import User
+from tournaments.clock import tournament_advance
 from tournaments.entries import entry_register
 from tournaments.models import (
     BettingStructure,
@@ -24,7 +25,6 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.services import tournament_advance
 from wallet.models import Currency
 from wallet.services import deposit_create
 

@@ -20,7 +20,7 @@ from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, To
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
-from tournaments.services import TournamentError
+from tournaments.services import TournamentError, clock_look_now
 from wallet.models import AccountKind, Currency, TicketStatus, TransferReason
 from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_consume, ticket_issue
@@ -312,8 +312,19 @@ def tournament_postpone(
         old_start, old_opens = tournament.scheduled_start, tournament.registration_opens_at
         if old_opens is not None and old_opens > now:
             tournament.registration_opens_at = old_opens + (new_start - old_start)
+        tournament.postponed_from = tournament.postponed_from or old_start
         tournament.scheduled_start = new_start
-        tournament.save(update_fields=["scheduled_start", "registration_opens_at", "updated_at"])
+        clock_look_now(tournament)
+        tournament.save(
+            update_fields=[
+                "scheduled_start",
+                "registration_opens_at",
+                "postponed_from",
+                "next_transition_at",
+                "tick_at",
+                "updated_at",
+            ]
+        )
         audit_log(
             action="tournaments.tournament.postponed",
             subject=tournament,

@@ -63,6 +63,7 @@ class Status(models.TextChoices):
     LATE_REGISTRATION = "late_registration", _("Late registration")
     RUNNING = "running", _("Running")
     ON_BREAK = "on_break", _("On break")
+    PAUSED = "paused", _("Paused")
     FINISHED = "finished", _("Finished")
     CANCELLED = "cancelled", _("Cancelled")
 
@@ -223,6 +224,27 @@ class Tournament(models.Model):
     )
     first_elimination_at = models.DateTimeField(_("first elimination"), null=True, blank=True)
     payouts_locked_at = models.DateTimeField(_("payouts locked"), null=True, blank=True)
+    postponed_from = models.DateTimeField(_("first announced start"), null=True, blank=True)
+
+    # The clock (rules 2, 17), kept by tournament_advance: what has happened, and
+    # what it means now, so that pages read a countdown without computing it.
+    # Times the clock stood still, as [start, end] ISO instants: pauses, and waits
+    # for the last table to finish its hand before a break.
+    clock_stops = models.JSONField(default=list, blank=True, editable=False)
+    paused_at = models.DateTimeField(_("paused"), null=True, blank=True, editable=False)
+    pause_reason = models.CharField(_("reason for the pause"), max_length=200, blank=True, editable=False)
+    # A break is due and the clock has stopped; it begins when the last table has finished its hand.
+    break_pending_since = models.DateTimeField(null=True, blank=True, editable=False)
+    # Every transition up to this instant has been applied.
+    clock_at = models.DateTimeField(null=True, blank=True, editable=False)
+    level = models.PositiveSmallIntegerField(_("level"), default=0, editable=False)
+    level_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
+    break_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # When the clock next changes something; None when nothing is scheduled (paused,
+    # or over). A new event is due for a first look at once.
+    next_transition_at = models.DateTimeField(null=True, blank=True, editable=False, default=timezone.now)
+    # The instant for which a Celery task has been queued to apply it.
+    tick_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -237,6 +259,12 @@ class Tournament(models.Model):
                 fields=["scheduled_start"],
                 condition=~Q(status__in=[Status.FINISHED, Status.CANCELLED]),
                 name="tournament_in_play_by_start",
+            ),
+            # The clock's sweep: live events whose next transition is due soon.
+            models.Index(
+                fields=["next_transition_at"],
+                condition=~Q(status__in=[Status.FINISHED, Status.CANCELLED]),
+                name="tournament_clock_due",
             ),
         ]
         constraints = [

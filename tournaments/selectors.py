@@ -4,15 +4,34 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from tournaments.models import Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import Window
-from tournaments.rules.schedule import BreakKind, BreakPolicy, Deadlines, Schedule, build_schedule, deadlines
+from tournaments.rules.schedule import (
+    BreakKind,
+    BreakPolicy,
+    Deadlines,
+    Schedule,
+    Stop,
+    build_schedule,
+    deadlines,
+)
 
 
-def tournament_schedule(tournament: Tournament) -> Schedule:
-    """Levels with their start times and the break schedule (rule 17)."""
+def clock_stops(tournament: Tournament, now: datetime) -> list[Stop]:
+    """The times the clock stood still; one still going on counts until `now`."""
+    stops = [Stop(datetime.fromisoformat(start), datetime.fromisoformat(end)) for start, end in tournament.clock_stops]
+    for since in (tournament.paused_at, tournament.break_pending_since):
+        if since is not None and now > since:
+            stops.append(Stop(since, now))
+    return stops
+
+
+def tournament_schedule(tournament: Tournament, now: datetime | None = None) -> Schedule:
+    """Levels with their start times and the break schedule (rule 17), shifted by
+    the times the clock stood still until `now`."""
     return build_schedule(
         start=tournament.scheduled_start,
         levels=tournament.blind_structure.rule_levels(),
@@ -23,6 +42,7 @@ def tournament_schedule(tournament: Tournament) -> Schedule:
             addon_break_minutes=tournament.addon_break_minutes if tournament.has_addon else 0,
         ),
         addon_after_level=tournament.rebuy_levels or None,
+        stops=clock_stops(tournament, now or timezone.now()),
     )
 
 

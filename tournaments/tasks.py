@@ -1,24 +1,40 @@
+"""When to call the clock (tournaments.clock): a task at each tournament's next
+transition, and a sweep that catches up what a stopped worker missed."""
+
+from datetime import datetime
+
 from celery import shared_task
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.models import Status, Tournament
-from tournaments.services import tournament_advance
+from tournaments.clock import FINAL, TICK_HORIZON, tournament_advance
+from tournaments.models import Tournament
 
-LIVE = [Status.ANNOUNCED, Status.REGISTERING, Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK]
+
+@shared_task
+def tournament_tick(tournament_id: int, due: str) -> None:
+    """Apply the transition due at `due` (queued by the clock for that instant)."""
+    due_at = datetime.fromisoformat(due)
+    now = timezone.now()
+    if now < due_at:
+        # A worker whose clock runs ahead of the one that queued this: wait for it.
+        tournament_tick.apply_async((tournament_id, due), eta=due_at)
+        return
+    tournament_advance(tournament_id=tournament_id, now=now)
 
 
 @shared_task
 def tournaments_sweep() -> int:
-    """Bring every live tournament's status up to the clock; returns how many changed."""
+    """Advance every live tournament whose transition is overdue (its task was lost
+    with a worker, or never queued), or that is due soon with no task queued for
+    it; returns how many it advanced."""
     now = timezone.now()
-    changed = 0
-    due = Tournament.objects.filter(
-        Q(status=Status.ANNOUNCED, registration_opens_at=None)
-        | Q(status=Status.ANNOUNCED, registration_opens_at__lte=now)
-        | Q(status__in=LIVE, scheduled_start__lte=now)
+    looked_at = Tournament.objects.exclude(status__in=FINAL).filter(
+        Q(next_transition_at__lte=now)
+        | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
     )
-    for tournament_id, status in due.values_list("id", "status"):
-        if tournament_advance(tournament_id=tournament_id, now=now) != status:
-            changed += 1
-    return changed
+    advanced = 0
+    for tournament_id in looked_at.values_list("id", flat=True):
+        tournament_advance(tournament_id=tournament_id, now=timezone.now())
+        advanced += 1
+    return advanced

@@ -9,10 +9,11 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
 from tournaments.cancellation import CancelMode, tournament_cancel, tournament_postpone
+from tournaments.clock import tournament_advance
 from tournaments.entries import entry_addon, entry_rebuy, entry_register
 from tournaments.models import BountyKind, EntryStatus, Status
 from tournaments.rules.payouts import PrizeStructure, payout_table
-from tournaments.services import TournamentError, tournament_advance
+from tournaments.services import TournamentError
 from wallet.models import AccountKind, Currency, Ticket, TicketStatus
 from wallet.services import account_get, deposit_create, house_account, wallet_account
 from wallet.tickets import ticket_issue

@@ -4,9 +4,10 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory
+from tournaments.clock import tournament_advance
 from tournaments.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
 from tournaments.models import EntryStatus
-from tournaments.services import TournamentError, tournament_advance
+from tournaments.services import TournamentError
 from wallet.models import AccountKind, Currency, TicketStatus
 from wallet.services import account_get, deposit_create, wallet_account
 from wallet.tickets import ticket_issue
@@ -93,8 +94,10 @@ def test_tmoney_pays_a_cash_event_and_comes_back_as_tmoney(event, player):
     assert pool(event) == 0
 
 
-def test_a_ticket_is_reserved_returned_and_spent_at_the_start(event, player):
+def test_a_ticket_is_reserved_returned_and_spent_at_the_start(event, player, other_player):
     now = timezone.now()
+    deposit_create(user=other_player, currency="EUR", amount=1100, idempotency_key="other")
+    entry_register(tournament_id=event.pk, player=other_player, now=now)  # the minimum is two
     ticket = ticket_issue(owner=player, value=1100, currency="EUR", expires_at=now + timedelta(days=9))
     entry_register(tournament_id=event.pk, player=player, now=now, ticket_id=ticket.pk)
     ticket.refresh_from_db()

@@ -9,9 +9,12 @@ from tournaments.rules.lifecycle import (
     ANNOUNCED,
     LATE_REGISTRATION,
     ON_BREAK,
+    PAUSED,
     REGISTERING,
     RUNNING,
+    Change,
     status_at,
+    transitions,
 )
 from tournaments.rules.schedule import (
     BreakKind,
@@ -126,3 +129,45 @@ def test_a_break_is_compared_as_an_instant_in_the_repeated_hour_of_fall_back():
     }
     assert status_at(now=second_0235, **arguments) == RUNNING
     assert status_at(now=first_0230 + timedelta(minutes=5), **arguments) == ON_BREAK
+
+
+def test_paused_once_started_while_the_clock_stands_still():
+    assert status(START + timedelta(minutes=3), paused=True) == PAUSED
+    assert status(FIRST_BREAK.starts_at, current=ON_BREAK, paused=True) == PAUSED
+    assert status(START - timedelta(minutes=1), paused=True) == REGISTERING
+
+
+def test_transitions_follow_the_schedule_in_order():
+    changes = transitions(
+        start=START,
+        registration_opens_at=OPENS,
+        late_registration_closes_at=LATE_REGISTRATION_CLOSES,
+        schedule=SCHEDULE,
+    )
+    assert [(t.at - START, t.change, t.level) for t in changes[:7]] == [
+        (OPENS - START, Change.REGISTRATION_OPENED, None),
+        (timedelta(0), Change.STARTED, 1),
+        (timedelta(minutes=20), Change.LEVEL, 2),
+        (timedelta(minutes=20), Change.LATE_REGISTRATION_CLOSED, None),
+        (timedelta(minutes=30), Change.BREAK_BEGAN, None),
+        (timedelta(minutes=35), Change.BREAK_ENDED, None),
+        (timedelta(minutes=45), Change.LEVEL, 3),
+    ]
+    assert [t.at for t in changes] == sorted(t.at for t in changes)
+    assert sum(t.change is Change.LEVEL for t in changes) == len(SCHEDULE.levels) - 1
+
+
+def test_a_break_between_levels_ends_before_the_next_level_begins():
+    schedule = build_schedule(
+        start=START,
+        levels=[Level(10 * n, 20 * n, 0, 30) for n in range(1, 4)],
+        policy=BreakPolicy(kind=BreakKind.SYNCHRONISED, minutes=5),
+    )
+    changes = transitions(start=START, registration_opens_at=None, late_registration_closes_at=START, schedule=schedule)
+    # 20:25 + 30 minutes: level 1 ends at 20:55, just as the break is due.
+    assert [(t.at - START, t.change) for t in changes[:4]] == [
+        (timedelta(0), Change.STARTED),
+        (timedelta(minutes=30), Change.BREAK_BEGAN),
+        (timedelta(minutes=35), Change.BREAK_ENDED),
+        (timedelta(minutes=35), Change.LEVEL),
+    ]

@@ -1,0 +1,307 @@
+"""The tournament clock (rules 2, 9, 17).
+
+The clock is data: the schedule (levels and breaks from the start) and the instants
+of what has happened (the start, the times the clock stood still). One service,
+`tournament_advance`, brings a tournament up to an instant under its row lock: each
+transition due since the last one applied is applied once, with an audit row
+stamped with its scheduled instant, and the stored reading (status, level, the
+instants a countdown needs, the next transition) is refreshed. Celery only decides
+when to call it (tournaments.tasks): a task at the next transition, queued after
+the commit, and a sweep that catches up whatever a stopped worker missed. A late,
+repeated or needless call changes nothing wrong.
+
+Lock order, as everywhere: the tournament's row, then wallet accounts.
+"""
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils.translation import gettext_lazy
+
+from audit.services import audit_log
+from tournaments.cancellation import CancelMode, tournament_cancel
+from tournaments.models import EntryStatus, Purchase, Status, Tournament
+from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
+from tournaments.rules.schedule import read_clock
+from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
+from tournaments.services import TournamentError
+from wallet.models import TicketStatus
+from wallet.tickets import ticket_consume
+
+# Tasks are queued at most this far ahead: after a worker dies, a queued task can
+# stay parked in the broker for an hour, so the sweep queues the rest as they near.
+TICK_HORIZON = timedelta(seconds=30)
+
+FINAL = (Status.FINISHED, Status.CANCELLED)
+RUNNING = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK)
+
+# What tournament_advance keeps; only those that changed are written.
+CLOCK_FIELDS = (
+    "status",
+    "started_at",
+    "late_registration_closed_at",
+    "payouts_locked_at",
+    "clock_stops",
+    "paused_at",
+    "pause_reason",
+    "break_pending_since",
+    "clock_at",
+    "level",
+    "level_ends_at",
+    "break_ends_at",
+    "next_transition_at",
+    "tick_at",
+)
+
+REFUSALS = {
+    "reason_required": gettext_lazy("Give a reason for the pause."),
+    "not_running": gettext_lazy("Only a tournament in play can be paused."),
+    "not_paused": gettext_lazy("The tournament is not paused."),
+}
+
+
+def refuse(code: str) -> TournamentError:
+    return TournamentError(str(REFUSALS[code]), code)
+
+
+def tournament_advance(*, tournament_id: int, now: datetime) -> str:
+    """Apply every transition due by `now` and store what the clock then reads;
+    returns the status. A tournament below its minimum entrants at the start is
+    cancelled with everything paid returned (rule 22)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        if tournament.status in FINAL:
+            return tournament.status
+        before = _clock_state(tournament)
+        if not _apply_due(tournament, now):
+            return Status.CANCELLED
+        _store(tournament, now, before)
+        return tournament.status
+
+
+def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -> Tournament:
+    """Stop the clock (staff, or a deal negotiation: rules 17, 23): levels and breaks
+    stand still until tournament_resume."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        before = _clock_state(tournament)
+        if tournament.status not in FINAL and not _apply_due(tournament, now):
+            raise refuse("not_running")
+        if tournament.status not in RUNNING or tournament.paused_at is not None:
+            raise refuse("not_running")
+        tournament.paused_at = now
+        tournament.pause_reason = reason[:200]
+        audit_log(action="tournaments.clock.paused", subject=tournament, actor=actor, reason=reason[:200])
+        _store(tournament, now, before)
+        return tournament
+
+
+def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament:
+    """Start the clock again; everything still to come happens as much later as the
+    pause lasted."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        if tournament.paused_at is None or tournament.status in FINAL:
+            raise refuse("not_paused")
+        before = _clock_state(tournament)
+        tournament.clock_stops = [*tournament.clock_stops, [tournament.paused_at.isoformat(), now.isoformat()]]
+        paused_for = (now - tournament.paused_at).total_seconds()
+        tournament.paused_at = None
+        tournament.pause_reason = ""
+        audit_log(action="tournaments.clock.resumed", subject=tournament, actor=actor, data={"paused_for": paused_for})
+        if _apply_due(tournament, now):
+            _store(tournament, now, before)
+        return tournament
+
+
+def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
+    """The last table has finished its hand: the pending break begins at `at`, and
+    the clock's wait for it moves everything after by as much (rule 17)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        since = tournament.break_pending_since
+        if since is None or tournament.status in FINAL:
+            return
+        before = _clock_state(tournament)
+        if at > since:
+            tournament.clock_stops = [*tournament.clock_stops, [since.isoformat(), at.isoformat()]]
+        tournament.break_pending_since = None
+        _begin_break(tournament, at)
+        if _apply_due(tournament, max(at, tournament.clock_at)):
+            _store(tournament, at, before)
+
+
+def tables_playing(tournament: Tournament) -> bool:
+    """Whether a table of the tournament is still playing a hand: the barrier a
+    break (and hand-for-hand) waits on. No table deals a hand before the floor
+    engine seats players, so until then every table has always finished."""
+    return False
+
+
+def _apply_due(tournament: Tournament, now: datetime) -> bool:
+    """Apply the transitions due by `now`, in order; False if the tournament was
+    cancelled for want of entrants."""
+    while (transition := _next_transition(tournament, after=tournament.clock_at, until=now)) is not None:
+        if transition.change is Change.STARTED:
+            if tournament.entries_count < tournament.min_entrants:
+                _cancel_short_of_entrants(tournament, transition.at)
+                return False
+            _start(tournament)
+        elif transition.change is Change.BREAK_BEGAN:
+            if tables_playing(tournament):
+                # The clock stops here; tournament_break_release goes on from it.
+                tournament.break_pending_since = transition.at
+                tournament.clock_at = transition.at
+                audit_log(
+                    action="tournaments.clock.break_pending", subject=tournament, data={"at": transition.at.isoformat()}
+                )
+                return True
+            _begin_break(tournament, transition.at)
+            continue
+        else:
+            _audit_transition(tournament, transition)
+        tournament.clock_at = transition.at
+    if tournament.clock_at is None or tournament.clock_at < now:
+        # Whatever was due up to now has been applied.
+        tournament.clock_at = now
+    return True
+
+
+def _next_transition(tournament: Tournament, *, after: datetime | None, until: datetime) -> Transition | None:
+    for transition in _transitions(tournament, until):
+        if after is not None and transition.at <= after:
+            continue
+        return transition if transition.at <= until else None
+    return None
+
+
+def _transitions(tournament: Tournament, now: datetime) -> list[Transition]:
+    return transitions(
+        start=tournament.scheduled_start,
+        registration_opens_at=tournament.registration_opens_at,
+        late_registration_closes_at=_late_registration_closes_at(tournament),
+        schedule=tournament_schedule(tournament, now),
+    )
+
+
+def _late_registration_closes_at(tournament: Tournament) -> datetime:
+    closes = tournament_deadlines(tournament).late_registration_closes_at
+    if tournament.late_registration_closed_at is not None:
+        closes = min(closes, tournament.late_registration_closed_at)
+    return closes
+
+
+def _start(tournament: Tournament) -> None:
+    tournament.started_at = tournament.scheduled_start
+    tournament.clock_at = tournament.scheduled_start
+    if tournament.entries_count >= tournament.max_entrants:
+        # Every seat was filled at the start: late registration closes at once (rule 9).
+        tournament.late_registration_closed_at = tournament.scheduled_start
+    tickets = Purchase.objects.filter(
+        entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
+    ).values_list("ticket_id", flat=True)
+    for ticket_id in tickets:
+        ticket_consume(ticket_id=ticket_id)
+    audit_log(
+        action="tournaments.tournament.started",
+        subject=tournament,
+        data={"entries": tournament.entries_count, "at": tournament.scheduled_start.isoformat()},
+    )
+
+
+def _cancel_short_of_entrants(tournament: Tournament, at: datetime) -> None:
+    tournament_cancel(
+        tournament_id=tournament.pk,
+        actor=None,
+        reason=f"Fewer than the minimum {tournament.min_entrants} entrants at the start.",
+        now=at,
+        mode=CancelMode.ROLLBACK,
+    )
+    Tournament.objects.filter(pk=tournament.pk).update(next_transition_at=None, tick_at=None, clock_at=at)
+
+
+def _begin_break(tournament: Tournament, at: datetime) -> None:
+    tournament.clock_at = at
+    audit_log(action=f"tournaments.clock.{Change.BREAK_BEGAN}", subject=tournament, data={"at": at.isoformat()})
+
+
+def _audit_transition(tournament: Tournament, transition: Transition) -> None:
+    data = {"at": transition.at.isoformat()}
+    if transition.level is not None:
+        data["level"] = transition.level
+    audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
+
+
+def _store(tournament: Tournament, now: datetime, before: dict) -> None:
+    """Refresh the reading, lock the payouts when due (rule 7), queue the next
+    task, and write what changed."""
+    schedule = tournament_schedule(tournament, now)
+    late_closes = _late_registration_closes_at(tournament)
+    due = status_at(
+        now=now,
+        current=tournament.status,
+        start=tournament.scheduled_start,
+        registration_opens_at=tournament.registration_opens_at,
+        late_registration_closes_at=late_closes,
+        late_registration_open=True,
+        schedule=schedule,
+        paused=tournament.paused_at is not None,
+    )
+    if due != tournament.status:
+        audit_log(
+            action="tournaments.tournament.status",
+            subject=tournament,
+            data={"from": tournament.status, "to": due, "at": tournament.clock_at.isoformat()},
+        )
+        tournament.status = due
+    stopped = tournament.paused_at is not None or tournament.break_pending_since is not None
+    if tournament.started_at is not None and tournament.paused_at is None:
+        # While paused, the countdown shows what was left when the clock stopped.
+        reading = read_clock(schedule, now)
+        level = reading.level
+        tournament.level = level.number if level else 0
+        last = level is None or level.number == len(schedule.levels)
+        tournament.level_ends_at = None if last else level.ends_at
+        pending = tournament.break_pending_since is not None
+        tournament.break_ends_at = reading.on_break.ends_at if reading.on_break and not pending else None
+    _lock_payouts(tournament, now, schedule, late_closes)
+    upcoming = (
+        t.at for t in _transitions(tournament, now) if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
+    )
+    tournament.next_transition_at = next(upcoming, None)
+    _queue_tick(tournament, now)
+    changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
+    if changed:
+        tournament.save(update_fields=[*changed, "updated_at"])
+
+
+def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: datetime) -> None:
+    """Registration and the rebuy period are over: the payouts stop being provisional."""
+    if tournament.payouts_locked_at is not None or tournament.started_at is None:
+        return
+    rebuys_end = max(
+        (t for t in (rebuy_period_ends_at(tournament, schedule), addon_window(tournament, schedule)[1]) if t),
+        default=None,
+    )
+    locks_at = max(late_closes, rebuys_end or late_closes)
+    if locks_at <= now:
+        tournament.payouts_locked_at = locks_at
+        audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": locks_at.isoformat()})
+
+
+def _queue_tick(tournament: Tournament, now: datetime) -> None:
+    due = tournament.next_transition_at
+    if due is None or due - now > TICK_HORIZON or tournament.tick_at == due:
+        return
+    tournament.tick_at = due
+    from tournaments.tasks import tournament_tick  # the tasks call this module
+
+    # robust: a broker that is down must not undo the transition; the sweep catches up.
+    transaction.on_commit(lambda: tournament_tick.apply_async((tournament.pk, due.isoformat()), eta=due), robust=True)
+
+
+def _clock_state(tournament: Tournament) -> dict:
+    return {field: getattr(tournament, field) for field in CLOCK_FIELDS}
