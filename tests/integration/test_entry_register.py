@@ -102,7 +102,7 @@ def test_a_ticket_is_reserved_returned_and_spent_at_the_start(event, player, oth
     entry_register(tournament_id=event.pk, player=player, now=now, ticket_id=ticket.pk)
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.RESERVED
-    assert pool(event) == 1000
+    assert pool(event) == 2 * 1000
     entry_unregister(tournament_id=event.pk, player=player, now=now)
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.AVAILABLE
