@@ -133,7 +133,7 @@ class BlindStructureAdmin(admin.ModelAdmin):
             data={
                 "fields": form.changed_data,
                 "levels": [
-                    [level.position, level.small_blind, level.big_blind, level.ante, level.minutes]
+                    [level.position, level.small_blind, level.big_blind, level.ante, level.minutes, level.seconds]
                     for level in form.instance.levels.order_by("position")
                 ],
             },

@@ -91,20 +91,22 @@ class BlindLevel(models.Model):
     big_blind = models.PositiveBigIntegerField(_("big blind"))
     ante = models.PositiveBigIntegerField(_("ante"), default=0)
     minutes = models.PositiveSmallIntegerField(_("minutes"))
+    # For the short levels of tests and demonstrations; a room's levels are whole minutes.
+    seconds = models.PositiveSmallIntegerField(_("seconds"), default=0, validators=[MaxValueValidator(59)])
 
     class Meta:
         ordering = ["structure", "position"]
         constraints = [
             models.UniqueConstraint(fields=["structure", "position"], name="blind_level_unique_position"),
             models.CheckConstraint(condition=Q(big_blind__gt=models.F("small_blind")), name="big_blind_above_small"),
-            models.CheckConstraint(condition=Q(minutes__gt=0), name="level_minutes_positive"),
+            models.CheckConstraint(condition=Q(minutes__gt=0) | Q(seconds__gt=0), name="level_lasts"),
         ]
 
     def __str__(self) -> str:
         return f"{self.position}: {self.small_blind}/{self.big_blind}"
 
     def as_rule(self) -> Level:
-        return Level(self.small_blind, self.big_blind, self.ante, self.minutes)
+        return Level(self.small_blind, self.big_blind, self.ante, self.minutes, self.seconds)
 
     def clean(self):
         # Field errors here keep the form from also showing the constraint's bare name.
@@ -113,7 +115,7 @@ class BlindLevel(models.Model):
             errors["small_blind"] = _("The small blind must be above 0.")
         if self.small_blind is not None and self.big_blind is not None and self.big_blind <= self.small_blind:
             errors["big_blind"] = _("The big blind must be larger than the small blind.")
-        if self.minutes == 0:
+        if self.minutes == 0 and not self.seconds:
             errors["minutes"] = _("A level lasts at least one minute.")
         if errors:
             raise ValidationError(errors)

@@ -72,6 +72,7 @@ class LevelSerializer(serializers.Serializer):
     big_blind = serializers.IntegerField(source="level.big_blind")
     ante = serializers.IntegerField(source="level.ante")
     minutes = serializers.IntegerField(source="level.minutes")
+    seconds = serializers.IntegerField(source="level.seconds", help_text="On top of the minutes; usually 0.")
     starts_at = UtcDateTimeField()
     ends_at = UtcDateTimeField()
 

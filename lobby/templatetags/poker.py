@@ -34,6 +34,12 @@ def chips(amount) -> str:
 
 
 @register.filter
+def level_length(level) -> str:
+    """A level's minutes, as "m:ss" when it has seconds too."""
+    return f"{level.minutes}:{level.seconds:02d}" if level.seconds else str(level.minutes)
+
+
+@register.filter
 def tag_label(tag: str) -> str:
     return Tag(tag).label
 

@@ -279,6 +279,7 @@ def test_synchronised_breaks_fall_at_55_past_the_hour(client, structure):
         "big_blind": 20,
         "ante": 0,
         "minutes": 20,
+        "seconds": 0,
         "starts_at": f"{day}T07:25:00Z",
         "ends_at": f"{day}T07:45:00Z",
     }

@@ -37,6 +37,12 @@ class Level:
     big_blind: int
     ante: int
     minutes: int
+    # Seconds on top of the minutes: for the short levels of tests and demonstrations.
+    seconds: int = 0
+
+    @property
+    def duration(self) -> timedelta:
+        return timedelta(minutes=self.minutes, seconds=self.seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +154,7 @@ def validate_levels(levels: list[Level]) -> list[str]:
             problems.append(f"Level {number}: the big blind must be larger than the small blind.")
         if level.ante < 0:
             problems.append(f"Level {number}: the ante cannot be negative.")
-        if level.minutes <= 0:
+        if level.duration <= timedelta():
             problems.append(f"Level {number}: a level lasts at least one minute.")
     for number, (before, after) in enumerate(itertools.pairwise(levels), start=2):
         if after.big_blind <= before.big_blind or after.small_blind < before.small_blind:
@@ -191,7 +197,7 @@ def build_schedule(
 
     for number, level in enumerate(levels, start=1):
         level_starts = clock.resume(now)
-        level_end_played += timedelta(minutes=level.minutes)
+        level_end_played += level.duration
         while True:
             level_end_wall = clock.after(now, level_end_played - played)
             break_at = next_break(now, inclusive=False)
