@@ -57,6 +57,7 @@ REFUSALS = {
     "reason_required": gettext_lazy("Give a reason for the pause."),
     "not_running": gettext_lazy("Only a tournament in play can be paused."),
     "not_paused": gettext_lazy("The tournament is not paused."),
+    "already_paused": gettext_lazy("The tournament is already paused."),
 }
 
 
@@ -88,14 +89,23 @@ def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
         before = _clock_state(tournament)
-        if tournament.status not in FINAL and not _apply_due(tournament, now):
+        if tournament.status in FINAL or not _apply_due(tournament, now):
             raise refuse("not_running")
-        if tournament.status not in RUNNING or tournament.paused_at is not None:
+        _read(tournament, now)
+        if tournament.paused_at is not None:
+            raise refuse("already_paused")
+        if tournament.status not in RUNNING:
             raise refuse("not_running")
         tournament.paused_at = now
         tournament.pause_reason = reason[:200]
-        audit_log(action="tournaments.clock.paused", subject=tournament, actor=actor, reason=reason[:200])
-        _store(tournament, now, before)
+        audit_log(
+            action="tournaments.clock.paused",
+            subject=tournament,
+            actor=actor,
+            reason=reason[:200],
+            data={"at": now.isoformat()},
+        )
+        _store(tournament, now, before, changed_at=now)
         return tournament
 
 
@@ -111,9 +121,14 @@ def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament
         paused_for = (now - tournament.paused_at).total_seconds()
         tournament.paused_at = None
         tournament.pause_reason = ""
-        audit_log(action="tournaments.clock.resumed", subject=tournament, actor=actor, data={"paused_for": paused_for})
+        audit_log(
+            action="tournaments.clock.resumed",
+            subject=tournament,
+            actor=actor,
+            data={"at": now.isoformat(), "paused_for": paused_for},
+        )
         if _apply_due(tournament, now):
-            _store(tournament, now, before)
+            _store(tournament, now, before, changed_at=now)
         return tournament
 
 
@@ -144,7 +159,16 @@ def tables_playing(tournament: Tournament) -> bool:
 def _apply_due(tournament: Tournament, now: datetime) -> bool:
     """Apply the transitions due by `now`, in order; False if the tournament was
     cancelled for want of entrants."""
-    while (transition := _next_transition(tournament, after=tournament.clock_at, until=now)) is not None:
+    since = tournament.clock_at
+    for transition in _transitions(tournament, now):
+        if since is not None and transition.at <= since:
+            continue
+        if transition.at > now:
+            break
+        if transition.change is Change.LATE_REGISTRATION_CLOSED and transition.at > _late_registration_closes_at(
+            tournament
+        ):
+            continue  # closed at the start instead (every seat taken)
         if transition.change is Change.STARTED:
             if tournament.entries_count < tournament.min_entrants:
                 _cancel_short_of_entrants(tournament, transition.at)
@@ -164,18 +188,7 @@ def _apply_due(tournament: Tournament, now: datetime) -> bool:
         else:
             _audit_transition(tournament, transition)
         tournament.clock_at = transition.at
-    if tournament.clock_at is None or tournament.clock_at < now:
-        # Whatever was due up to now has been applied.
-        tournament.clock_at = now
     return True
-
-
-def _next_transition(tournament: Tournament, *, after: datetime | None, until: datetime) -> Transition | None:
-    for transition in _transitions(tournament, until):
-        if after is not None and transition.at <= after:
-            continue
-        return transition if transition.at <= until else None
-    return None
 
 
 def _transitions(tournament: Tournament, now: datetime) -> list[Transition]:
@@ -200,6 +213,7 @@ def _start(tournament: Tournament) -> None:
     if tournament.entries_count >= tournament.max_entrants:
         # Every seat was filled at the start: late registration closes at once (rule 9).
         tournament.late_registration_closed_at = tournament.scheduled_start
+        _audit_transition(tournament, Transition(tournament.scheduled_start, Change.LATE_REGISTRATION_CLOSED))
     tickets = Purchase.objects.filter(
         entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
     ).values_list("ticket_id", flat=True)
@@ -235,9 +249,19 @@ def _audit_transition(tournament: Tournament, transition: Transition) -> None:
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
 
 
-def _store(tournament: Tournament, now: datetime, before: dict) -> None:
-    """Refresh the reading, lock the payouts when due (rule 7), queue the next
-    task, and write what changed."""
+def _store(tournament: Tournament, now: datetime, before: dict, changed_at: datetime | None = None) -> None:
+    """Refresh the reading, queue the next task, and write what changed; a status
+    change is audited at `changed_at`, by default the last transition's instant."""
+    _read(tournament, now, changed_at=changed_at)
+    _queue_tick(tournament, now)
+    changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
+    if changed:
+        tournament.save(update_fields=[*changed, "updated_at"])
+
+
+def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:
+    """What the clock says at `now`: the status, the level and the instants the
+    countdowns need, the payouts locked once due (rule 7), the next transition."""
     schedule = tournament_schedule(tournament, now)
     late_closes = _late_registration_closes_at(tournament)
     due = status_at(
@@ -254,7 +278,7 @@ def _store(tournament: Tournament, now: datetime, before: dict) -> None:
         audit_log(
             action="tournaments.tournament.status",
             subject=tournament,
-            data={"from": tournament.status, "to": due, "at": tournament.clock_at.isoformat()},
+            data={"from": tournament.status, "to": due, "at": (changed_at or tournament.clock_at or now).isoformat()},
         )
         tournament.status = due
     stopped = tournament.paused_at is not None or tournament.break_pending_since is not None
@@ -272,10 +296,6 @@ def _store(tournament: Tournament, now: datetime, before: dict) -> None:
         t.at for t in _transitions(tournament, now) if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
     )
     tournament.next_transition_at = next(upcoming, None)
-    _queue_tick(tournament, now)
-    changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
-    if changed:
-        tournament.save(update_fields=[*changed, "updated_at"])
 
 
 def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: datetime) -> None:

@@ -95,7 +95,7 @@ def test_valid_blind_structure_is_saved_with_its_levels_and_audited(admin_client
     entry = AuditEntry.objects.get(action="tournaments.blind_structure.created")
     assert entry.actor == admin
     assert entry.subject_id == str(structure.pk)
-    assert entry.data["levels"][2] == [3, 25, 50, 5, 10]
+    assert entry.data["levels"][2] == [3, 25, 50, 5, 10, 0]
 
 
 def test_blinds_that_do_not_increase_are_refused_and_nothing_is_saved(admin_client):

@@ -70,8 +70,8 @@ _SAME_INSTANT_ORDER = (
     Change.STARTED,
     Change.BREAK_ENDED,
     Change.LEVEL,
-    Change.BREAK_BEGAN,
     Change.LATE_REGISTRATION_CLOSED,
+    Change.BREAK_BEGAN,
 )
 
 
@@ -91,8 +91,9 @@ def transitions(
 ) -> list[Transition]:
     """Every change the clock makes to a tournament, in the order it makes them.
 
-    Changes at the same instant come in a fixed order: the start first, and a break
-    ends before the level after it begins.
+    Changes at the same instant come in a fixed order: the start first, a break
+    ends before the level after it begins, and a break begins last, as it may have
+    to wait for the tables.
     """
     found = [Transition(start, Change.STARTED, 1)]
     if registration_opens_at is not None and _instant(registration_opens_at) < _instant(start):
