@@ -160,6 +160,9 @@ class Tournament(models.Model):
     )
     break_minutes = models.PositiveSmallIntegerField(_("break length (minutes)"), default=5)
     break_interval_minutes = models.PositiveSmallIntegerField(_("minutes of play between breaks"), default=60)
+    # Seconds on top of the minutes, for the short clocks of tests and demonstrations.
+    break_seconds = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(59)])
+    break_interval_seconds = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(59)])
     addon_break_minutes = models.PositiveSmallIntegerField(
         _("add-on break (minutes)"), default=0, help_text=_("Synchronised breaks: extra break when rebuys end.")
     )
@@ -348,12 +351,14 @@ class Tournament(models.Model):
                 ValidationError(_("A freeroll has no fee."), code="freeroll_fee"),
             ),
             (
-                self.break_policy != BreakPolicyKind.NONE and self.break_minutes == 0,
+                self.break_policy != BreakPolicyKind.NONE and self.break_minutes == 0 and not self.break_seconds,
                 "break_minutes",
                 ValidationError(_("A break lasts at least one minute."), code="break_minutes"),
             ),
             (
-                self.break_policy == BreakPolicyKind.INTERVAL and self.break_interval_minutes == 0,
+                self.break_policy == BreakPolicyKind.INTERVAL
+                and self.break_interval_minutes == 0
+                and not self.break_interval_seconds,
                 "break_interval_minutes",
                 ValidationError(_("Breaks every N minutes of play need N above 0."), code="break_interval_minutes"),
             ),

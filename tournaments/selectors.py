@@ -39,6 +39,8 @@ def tournament_schedule(tournament: Tournament, now: datetime | None = None) -> 
             kind=BreakKind(tournament.break_policy),
             minutes=tournament.break_minutes,
             interval_minutes=tournament.break_interval_minutes,
+            seconds=tournament.break_seconds,
+            interval_seconds=tournament.break_interval_seconds,
             addon_break_minutes=tournament.addon_break_minutes if tournament.has_addon else 0,
         ),
         addon_after_level=tournament.rebuy_levels or None,

@@ -1,8 +1,9 @@
 """Levels, breaks (rule 17) and deadlines (rules 9, 10): the clock's arithmetic.
 
-Times are aware datetimes; durations are whole minutes. The level clock stops
-during breaks, so a level interrupted by a break ends that much later on the wall
-clock. After the last level of the structure, that level goes on until the end.
+Times are aware datetimes; durations are minutes (seconds too, for the short
+clocks of tests and demonstrations). The level clock stops during breaks, so a
+level interrupted by a break ends that much later on the wall clock. After the
+last level of the structure, that level goes on until the end.
 
 The whole clock also stands still during stops: a staff pause (a deal, an
 incident), and the wait for the last table to finish its hand before a break
@@ -50,8 +51,19 @@ class BreakPolicy:
     kind: BreakKind = BreakKind.NONE
     minutes: int = 5
     interval_minutes: int = 60
+    # Seconds on top of the minutes, as for levels.
+    seconds: int = 0
+    interval_seconds: int = 0
     # Synchronised breaks only: an extra add-on break when the rebuy period ends.
     addon_break_minutes: int = 0
+
+    @property
+    def length(self) -> timedelta:
+        return timedelta(minutes=self.minutes, seconds=self.seconds)
+
+    @property
+    def interval(self) -> timedelta:
+        return timedelta(minutes=self.interval_minutes, seconds=self.interval_seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,17 +191,17 @@ def build_schedule(
     that falls while it is on (or as it ends) into one longer break. `stops` are
     the times the clock stood still; a stop still going on is passed as ending now.
     """
-    if policy.kind is BreakKind.INTERVAL and policy.interval_minutes <= 0:
+    if policy.kind is BreakKind.INTERVAL and policy.interval <= timedelta():
         # Otherwise the first break would be due again as soon as it ends, forever.
         raise ValueError("interval breaks need at least one minute of play between them")
     zone = start.tzinfo
     clock = _Clock(stops)
-    break_length = timedelta(minutes=policy.minutes)
+    break_length = policy.length
     scheduled_levels: list[ScheduledLevel] = []
     breaks: list[ScheduledBreak] = []
     now = _utc(start)
     played = timedelta()  # play time on the level clock since the start
-    next_interval_break = timedelta(minutes=policy.interval_minutes)
+    next_interval_break = policy.interval
     level_end_played = timedelta()
 
     def next_break(after: datetime, *, inclusive: bool) -> datetime | None:
@@ -207,7 +219,7 @@ def build_schedule(
             now = clock.after(break_at, break_length)
             breaks.append(ScheduledBreak(_in_zone(clock.resume(break_at), zone), _in_zone(now, zone)))
             if policy.kind is BreakKind.INTERVAL:
-                next_interval_break += timedelta(minutes=policy.interval_minutes)
+                next_interval_break += policy.interval
         played = level_end_played
         now = level_end_wall
         scheduled_levels.append(ScheduledLevel(number, level, _in_zone(level_starts, zone), _in_zone(now, zone)))
@@ -222,7 +234,7 @@ def build_schedule(
         if break_at == now:
             break_ends = clock.after(now, break_length)
             if policy.kind is BreakKind.INTERVAL:
-                next_interval_break += timedelta(minutes=policy.interval_minutes)
+                next_interval_break += policy.interval
         if addon_due:
             break_ends = clock.after(break_ends, timedelta(minutes=policy.addon_break_minutes))
             # A :55 break due during the add-on break, or as it ends, is taken with
