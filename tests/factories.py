@@ -32,9 +32,15 @@ class BlindStructureFactory(factory.django.DjangoModelFactory):
         if not create:
             return
         blinds = extracted or [(10 * 2**i, 20 * 2**i, 0, 20) for i in range(12)]
-        for position, (small, big, ante, minutes) in enumerate(blinds, start=1):
+        for position, (small, big, ante, minutes, *seconds) in enumerate(blinds, start=1):
             BlindLevel.objects.create(
-                structure=self, position=position, small_blind=small, big_blind=big, ante=ante, minutes=minutes
+                structure=self,
+                position=position,
+                small_blind=small,
+                big_blind=big,
+                ante=ante,
+                minutes=minutes,
+                seconds=seconds[0] if seconds else 0,
             )
 
 

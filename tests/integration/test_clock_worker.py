@@ -1,0 +1,190 @@
+"""A real Celery worker (with beat) on Redis runs a tournament with two-second
+levels through its start, levels, a break and a pause; then the worker is killed
+(SIGKILL) mid-level and restarted, and the tournament goes on with no transition
+missed or repeated (rules 2, 17)."""
+
+# ruff: noqa: S603  (starts the project's own Celery worker)
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from audit.models import AuditEntry
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tournaments.clock import tournament_pause, tournament_resume
+from tournaments.entries import entry_register
+from tournaments.models import BreakPolicyKind, Tournament
+from tournaments.rules.lifecycle import transitions
+from tournaments.selectors import tournament_deadlines, tournament_schedule
+from wallet.services import deposit_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOT_SECONDS = 60
+# A task runs a few milliseconds after its instant; a loaded machine may add more.
+ON_TIME = timedelta(seconds=1)
+# After a restart, beat's sweep (every 2 s) catches up what was missed.
+CAUGHT_UP = timedelta(seconds=8)
+
+
+class Worker:
+    """`celery -A config worker -B` against this test's database and Redis."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.proc: subprocess.Popen | None = None
+        self.starts = 0
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "DATABASE_URL": _database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "PYTHONUNBUFFERED": "1",
+            "CELERY_LOG_LEVEL": "INFO",  # "ready", and each task, for a failure's report
+        }
+
+    def start(self) -> None:
+        self.starts += 1
+        log = self.log_path().open("wb")
+        self.proc = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
+                *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
+                *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: a kill takes the pool's children too
+        )
+        log.close()
+        deadline = time.monotonic() + BOOT_SECONDS
+        while " ready." not in self.log_path().read_text(errors="replace"):
+            assert self.proc.poll() is None, f"the worker exited\n{self.log()}"
+            assert time.monotonic() < deadline, f"the worker did not start\n{self.log()}"
+            time.sleep(0.1)
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            self.proc.wait(timeout=15)
+
+    def log_path(self) -> Path:
+        return self.tmp / f"worker-{self.starts}.log"
+
+    def log(self) -> str:
+        return "\n".join(
+            (self.tmp / f"worker-{n}.log").read_text(errors="replace")[-3000:] for n in range(1, self.starts + 1)
+        )
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def wait_until(moment: datetime) -> None:
+    time.sleep(max(0.0, (moment - timezone.now()).total_seconds()))
+
+
+@pytest.fixture
+def worker(tmp_path):
+    # Tasks queued by earlier tests name tournaments of theirs: start from an empty broker.
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    worker = Worker(tmp_path)
+    worker.start()
+    yield worker
+    worker.kill()
+
+
+def test_a_real_worker_runs_the_clock_and_survives_a_kill(worker, staff):
+    structure = BlindStructureFactory(levels=[(10 * n, 20 * n, 0, 0, 2) for n in range(1, 41)])
+    start = timezone.now() + timedelta(seconds=4)
+    tournament = TournamentFactory(
+        blind_structure=structure,
+        scheduled_start=start,
+        status="registering",
+        break_policy=BreakPolicyKind.INTERVAL,
+        break_interval_minutes=0,
+        break_interval_seconds=6,  # a break after every 6 s of play
+        break_minutes=0,
+        break_seconds=3,
+    )
+    for _ in range(2):
+        player = UserFactory()
+        deposit_create(user=player, currency="EUR", amount=1_100, idempotency_key=f"fund-{player.pk}")
+        entry_register(tournament_id=tournament.pk, player=player, now=timezone.now())
+    # Nothing else tells the worker: its sweep finds the new event and queues its start.
+
+    def at(seconds: float) -> datetime:
+        return start + timedelta(seconds=seconds)
+
+    wait_until(at(10))  # level 4 (9-11 s), after the first break (6-9 s)
+    tournament_pause(tournament_id=tournament.pk, actor=staff, reason="Incident at table 2", now=timezone.now())
+    wait_until(at(12))
+    tournament_resume(tournament_id=tournament.pk, actor=staff, now=timezone.now())
+    wait_until(at(14.5))  # mid-level
+    worker.kill(signal.SIGKILL)
+    killed = timezone.now()
+    time.sleep(2.5)  # transitions fall due while no worker runs
+    worker.start()
+    restarted = timezone.now()
+    wait_until(at(26))
+    worker.kill(signal.SIGTERM)
+    end = timezone.now()
+
+    tournament.refresh_from_db()
+    schedule = tournament_schedule(tournament, end)
+    expected = [
+        (t.change.value, t.at, t.level)
+        for t in transitions(
+            start=start,
+            registration_opens_at=tournament.registration_opens_at,
+            late_registration_closes_at=tournament_deadlines(tournament).late_registration_closes_at,
+            schedule=schedule,
+        )
+        if t.at <= end - timedelta(seconds=0.5) and t.change != "started"
+    ]
+    rows = AuditEntry.objects.filter(subject_id=str(tournament.pk), action__startswith="tournaments.clock.")
+    rows = [
+        row
+        for row in rows.order_by("id")
+        if row.action not in ("tournaments.clock.paused", "tournaments.clock.resumed")
+    ]
+    applied = [
+        (row.action.removeprefix("tournaments.clock."), datetime.fromisoformat(row.data["at"]), row.data.get("level"))
+        for row in rows
+    ]
+    log = worker.log()
+    # Every transition once, in order, at its scheduled instant, the pause shifting what followed.
+    assert applied[: len(expected)] == expected, log
+    assert len(applied) <= len(expected) + 1, log  # at most one more, due in the last half second
+    assert len(tournament.clock_stops) == 1  # the pause
+    assert any(change == "break_began" for change, _, _ in expected)
+    assert sum(change == "level" for change, _, _ in expected) >= 8
+
+    started = AuditEntry.objects.get(action="tournaments.tournament.started", subject_id=str(tournament.pk))
+    assert started.created_at - start < ON_TIME, "the start was late"
+    for row, (change, due, _) in zip(rows, expected, strict=False):
+        lateness = row.created_at - due
+        during_outage = killed - ON_TIME < due < restarted
+        limit = (restarted - due) + CAUGHT_UP if during_outage else ON_TIME
+        assert timedelta(0) <= lateness < limit, f"{change} due {due} applied {row.created_at}\n{log}"
+    assert any(killed < due < restarted for _, due, _ in expected), "nothing fell due during the outage"
+    final = Tournament.objects.get(pk=tournament.pk)
+    assert final.level == max(level for change, _, level in applied if change == "level")
