@@ -6,6 +6,7 @@ app_name = "lobby"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
+    path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
     path("wallet/", wallet_views.wallet, name="wallet"),
     path("tournaments/<int:pk>/register/", entry_views.register, name="register"),
     path("tournaments/<int:pk>/unregister/", entry_views.unregister, name="unregister"),

@@ -26,6 +26,7 @@ from lobby.templatetags.poker import money
 from tournaments.forms import LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.selectors import (
+    tournament_clock,
     tournament_deadlines,
     tournament_list_for_lobby,
     tournament_payouts,
@@ -313,6 +314,7 @@ def tournament_info(request, pk: int):
         "pool_currency": Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency,
         "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
         "now": now,
+        "clock": tournament_clock(tournament),
     }
     context["timeline"] = _timeline(context["schedule"])
     context["break_policy_text"] = break_policy_text(tournament)
@@ -325,6 +327,13 @@ def tournament_info(request, pk: int):
         fee=tournament.fee,
     )
     return render(request, "lobby/tournament_info.html", context)
+
+
+def tournament_clock_card(request, pk: int):
+    """The clock card alone: the page fetches it again when a countdown runs out."""
+    tournament = get_object_or_404(Tournament.objects.select_related("blind_structure"), pk=pk)
+    context = {"tournament": tournament, "clock": tournament_clock(tournament), "now": timezone.now()}
+    return render(request, "lobby/clock_card.html", context)
 
 
 def _timeline(schedule) -> list[dict]:

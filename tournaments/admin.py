@@ -30,6 +30,7 @@ from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
 from tournaments.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
+from tournaments.clock import tournament_pause, tournament_resume
 from tournaments.models import BlindLevel, BlindStructure, EntryKind, Tournament
 from tournaments.rules.schedule import Level, validate_levels
 from tournaments.services import TournamentError, tournament_clone, tournament_save
@@ -149,6 +150,14 @@ class CancelForm(forms.Form):
     )
 
 
+class PauseForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=200,
+        help_text=_("Shown to players beside the clock, and kept in the audit log with your name."),
+    )
+
+
 class PostponeForm(CancelForm):
     new_start = forms.SplitDateTimeField(label=_("New start"), widget=AdminSplitDateTime)
     field_order = ("new_start", "reason")
@@ -164,6 +173,10 @@ ROLL_FORWARD_HELP = _(
     "half equally and half by chip count; in the money, each first gets the lowest prize not yet awarded "
     "and the rest goes by chip count. The house pays any overlay up to the guarantee. Eliminated players "
     "get nothing."
+)
+PAUSE_HELP = _(
+    "Stops the clock: levels and breaks stand still until you resume, and everything still to come "
+    "happens that much later. Players see the pause and its reason on Tournament Info."
 )
 POSTPONE_HELP = _("Moves the start later, before the event starts; every registration is kept.")
 
@@ -200,7 +213,7 @@ class TournamentAdmin(admin.ModelAdmin):
     ordering = ("-scheduled_start",)
     autocomplete_fields = ("blind_structure", "satellite_target")
     readonly_fields = ("status", "entries_count", "prize_contributions", "entry_terms", "clone_button")
-    actions = ("clone_selected", "cancel_rollback", "cancel_roll_forward", "postpone")
+    actions = ("clone_selected", "pause_clock", "resume_clock", "cancel_rollback", "cancel_roll_forward", "postpone")
     fieldsets = (
         (_("Event"), {"fields": ("name", "game", "betting", "scheduled_start", "status")}),
         (_("Entry"), {"fields": ("entry_kind", "currency", "buy_in", "fee")}),
@@ -392,6 +405,36 @@ class TournamentAdmin(admin.ModelAdmin):
                 )
             ),
         )
+
+    @admin.action(description=_("Pause the clock"), permissions=["change"])
+    def pause_clock(self, request, queryset):
+        return self._confirm_then(
+            request,
+            queryset,
+            action="pause_clock",
+            title=_("Pause the clock"),
+            explanation=PAUSE_HELP,
+            form_class=PauseForm,
+            perform=lambda tournament, data, now: tournament_pause(
+                tournament_id=tournament.pk, actor=request.user, reason=data["reason"], now=now
+            ),
+            done=lambda count: ngettext("Paused %(count)d event.", "Paused %(count)d events.", count),
+        )
+
+    @admin.action(description=_("Resume the clock"), permissions=["change"])
+    def resume_clock(self, request, queryset):
+        now = timezone.now()
+        resumed = 0
+        for tournament in queryset.order_by("scheduled_start", "pk"):
+            try:
+                tournament_resume(tournament_id=tournament.pk, actor=request.user, now=now)
+            except TournamentError as error:
+                self.message_user(request, f"{tournament.name}: {error.message}", messages.ERROR)
+            else:
+                resumed += 1
+        if resumed:
+            message = ngettext("Resumed %(count)d event.", "Resumed %(count)d events.", resumed)
+            self.message_user(request, message % {"count": resumed}, messages.SUCCESS)
 
     @admin.action(description=_("Postpone"), permissions=["change"])
     def postpone(self, request, queryset):

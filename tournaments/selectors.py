@@ -1,18 +1,19 @@
 """Reads: what the lobby, Tournament Info and the API show."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tournaments.models import Tournament
+from tournaments.models import Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
     BreakKind,
     BreakPolicy,
     Deadlines,
+    Level,
     Schedule,
     Stop,
     build_schedule,
@@ -147,3 +148,33 @@ def addon_window(tournament: Tournament, schedule: Schedule) -> tuple[datetime |
     opens = schedule.levels[last - 1].starts_at
     closes = schedule.levels[last].starts_at if last < len(schedule.levels) else schedule.levels[last - 1].ends_at
     return opens, closes
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """What a page shows of the clock, from what tournament_advance stored."""
+
+    phase: str  # "before", "playing", "break", "break_pending", "paused" or "over"
+    level: Level | None
+    next_level: Level | None
+    # Paused: the time the level still had when the clock stopped.
+    remaining: timedelta | None = None
+
+
+def tournament_clock(tournament: Tournament) -> ClockView:
+    levels = tournament.blind_structure.rule_levels()
+    number = tournament.level
+    level = levels[number - 1] if 0 < number <= len(levels) else None
+    next_level = levels[number] if 0 < number < len(levels) else None
+    if tournament.status in (Status.FINISHED, Status.CANCELLED):
+        return ClockView("over", level, None)
+    if tournament.started_at is None:
+        return ClockView("before", None, levels[0] if levels else None)
+    if tournament.paused_at is not None:
+        remaining = tournament.level_ends_at - tournament.paused_at if tournament.level_ends_at else None
+        return ClockView("paused", level, next_level, remaining)
+    if tournament.break_pending_since is not None:
+        return ClockView("break_pending", level, next_level)
+    if tournament.break_ends_at is not None:
+        return ClockView("break", level, next_level)
+    return ClockView("playing", level, next_level)

@@ -40,6 +40,15 @@ def level_length(level) -> str:
 
 
 @register.filter
+def clock_text(duration) -> str:
+    """A duration as a clock shows it: "m:ss", or "h:mm:ss" from an hour."""
+    seconds = max(0, int(duration.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+@register.filter
 def tag_label(tag: str) -> str:
     return Tag(tag).label
 

@@ -29,3 +29,47 @@
   });
   document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); });
 })();
+
+// Countdowns: the server sends instants (a level ends at T) and its own time; the
+// page counts down itself, corrected for this computer's clock being off.
+(function () {
+  "use strict";
+  var offset = 0; // the server's clock minus this one's, in ms
+
+  function readServerTime() {
+    var clock = document.querySelector("[data-server-now]");
+    if (!clock) return;
+    var server = Date.parse(clock.getAttribute("data-server-now"));
+    if (!isNaN(server)) offset = server - Date.now();
+  }
+
+  function text(ms) {
+    var seconds = Math.max(0, Math.ceil(ms / 1000));
+    var h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    return h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
+  }
+
+  function tick() {
+    var now = Date.now() + offset;
+    document.querySelectorAll("time[data-countdown]").forEach(function (el) {
+      var left = Date.parse(el.getAttribute("datetime")) - now;
+      el.textContent = text(left);
+      // Only a countdown seen running out asks for the new state: one already
+      // over when the card came means the server has not moved on yet.
+      if (el.dataset.running === undefined) el.dataset.running = left > 0 ? "1" : "0";
+      if (left <= 0 && el.dataset.running === "1") {
+        el.dataset.running = "0";
+        var card = el.closest("[data-clock]");
+        if (card && window.htmx) window.htmx.trigger(card, "clock-due");
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    readServerTime();
+    tick();
+    setInterval(tick, 250);
+  });
+  document.addEventListener("htmx:afterSettle", function () { readServerTime(); tick(); });
+})();
