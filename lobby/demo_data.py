@@ -98,6 +98,11 @@ STRUCTURES = {
     "Hyper-turbo 3-minute": ("Hyper-turbo: 3-minute levels, antes from level 3.", _levels(20, 3, ante_from=3)),
     "Heads-up 10-minute": ("Heads-up matches, 10-minute levels, no antes.", _levels(16, 10, ante_from=99)),
     "Fixed Limit 10-minute": ("Fixed Limit: blinds are half the small bet.", _levels(18, 10, ante_from=99)),
+    # To watch the clock in the demo: levels of 30 seconds.
+    "Demo 30-second": (
+        "For the demo only: 30-second levels.",
+        [(small, big, ante, 0, 30) for small, big, ante, _ in _levels(24, 0)],
+    ),
 }
 
 
@@ -154,8 +159,16 @@ def _create_structures() -> dict[str, BlindStructure]:
     for name, (description, levels) in STRUCTURES.items():
         structure = BlindStructure.objects.create(name=name, description=description)
         BlindLevel.objects.bulk_create(
-            BlindLevel(structure=structure, position=i, small_blind=sb, big_blind=bb, ante=ante, minutes=minutes)
-            for i, (sb, bb, ante, minutes) in enumerate(levels, start=1)
+            BlindLevel(
+                structure=structure,
+                position=i,
+                small_blind=sb,
+                big_blind=bb,
+                ante=ante,
+                minutes=minutes,
+                seconds=seconds[0] if seconds else 0,
+            )
+            for i, (sb, bb, ante, minutes, *seconds) in enumerate(levels, start=1)
         )
         structures[name] = structure
     return structures
@@ -188,6 +201,21 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
         )
     )
     specs = [
+        # Starting within a minute of the demo's start, with a clock that moves fast enough to watch.
+        dict(
+            name="Clock Sprint €0.50",
+            scheduled_start=now.replace(microsecond=0) + timedelta(seconds=45),
+            blind_structure=structures["Demo 30-second"],
+            buy_in=50,
+            fee=5,
+            speed=Speed.HYPER,
+            break_policy=BreakPolicyKind.INTERVAL,
+            break_interval_minutes=2,
+            break_minutes=0,
+            break_seconds=20,
+            late_registration_minutes=3,
+            unregistration_deadline_minutes=0,
+        ),
         # Starting within minutes of the demo's start, to watch the clock move.
         dict(name="Kick-off Freezeout €5", scheduled_start=at(3), blind_structure=regular, buy_in=500, fee=50),
         dict(

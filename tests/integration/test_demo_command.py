@@ -1,5 +1,6 @@
 """The README's run command, run for real: SQLite, in-process worker, demo data."""
 
+import json
 import os
 import signal
 import socket
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -96,9 +98,24 @@ def test_demo_serves_the_lobby_info_api_and_static_files(demo):
 
 
 def test_demo_runs_the_clock_sweep_on_its_in_process_worker(demo):
-    # Beat sends the sweep every 5 seconds; the worker thread logs each success.
+    # Beat sends the sweep every 2 seconds; the worker thread logs each success.
     wait_for_line(demo["process"], "tournaments.tasks.tournaments_sweep", timeout=20)
     wait_for_line(demo["process"], "succeeded", timeout=20)
+
+
+def test_the_demo_clock_starts_its_sprint_on_time(demo):
+    listed = json.loads(get(demo["url"] + "api/v1/tournaments/?q=Clock+Sprint")[1])["results"]
+    (sprint,) = listed
+    start = datetime.fromisoformat(sprint["scheduled_start"])
+    assert sprint["status"] == "registering"
+    deadline = time.monotonic() + (start - datetime.now(UTC)).total_seconds() + 10
+    while time.monotonic() < deadline:
+        status = json.loads(get(demo["url"] + f"api/v1/tournaments/{sprint['id']}/")[1])["status"]
+        if status == "late_registration":
+            break
+        time.sleep(0.5)
+    assert status == "late_registration"
+    assert datetime.now(UTC) - start < timedelta(seconds=5)
 
 
 def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):
