@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -55,7 +55,9 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
     now = timezone.now()
     context = {"tournament": tournament, "message": message, "error": error, "key": uuid.uuid4().hex}
     if not request.user.is_authenticated:
-        return {**context, "anonymous": True}
+        # After logging in, back to the page the card is on, not to a fragment's address.
+        return_to = request.htmx.current_url_abs_path if request.htmx else None
+        return {**context, "anonymous": True, "return_to": return_to or request.get_full_path()}
     entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
     window = tournament_window(tournament)
     currency = pool_currency(tournament)
@@ -100,6 +102,13 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
         "addon_price": money(tournament.addon_price + tournament.addon_fee, currency),
         "unregistration_closes_at": window.unregistration_closes_at,
     }
+
+
+def registration_row(request, pk: int):
+    """The viewer's registration card for one lobby row, opened under it: the rows
+    are shared by every viewer, the card is the viewer's own."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    return render(request, "lobby/registration_row.html", {"tournament": tournament})
 
 
 def _register_button(option: PaymentOption) -> Button:

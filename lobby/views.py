@@ -39,6 +39,8 @@ LOBBY_PAGE_SIZE = 50
 # the same filters, language and time zone for at most this long after the rows
 # were read.
 LOBBY_CACHE_SECONDS = 1
+# Rows of these events offer the viewer's registration card.
+OPEN_FOR_ENTRIES = frozenset({Status.REGISTERING, Status.LATE_REGISTRATION, Status.ON_BREAK, Status.PAUSED})
 COLUMNS = [
     ("start", gettext_lazy("Start")),
     ("name", gettext_lazy("Tournament")),
@@ -236,6 +238,7 @@ class LobbyRowWriter:
 
     def __init__(self):
         self.info_path_around_id = reverse("lobby:tournament", args=[_SOME_ID]).split(str(_SOME_ID))
+        self.registration_path_around_id = reverse("lobby:registration_row", args=[_SOME_ID]).split(str(_SOME_ID))
         # Translators: a date format for the date filter: D weekday, j day, M month (b: lower case), Y year, H:i time.
         self.start_format = _("D j M, H:i")
         self.game_labels = {game: str(label) for game, label in Game.choices}
@@ -272,6 +275,9 @@ class LobbyRowWriter:
             "start_iso": start.isoformat(),  # what the date filter writes for "c"
             "start_text": self.start_text(start),
             "info_path": str(row["id"]).join(self.info_path_around_id),
+            "registration_path": (
+                str(row["id"]).join(self.registration_path_around_id) if row["status"] in OPEN_FOR_ENTRIES else ""
+            ),
             "name": row["name"],
             "game_label": f"{BETTING_SHORT[row['betting']]} {self.game_labels[row['game']]}",
             "buy_in_text": self.buy_in_text(

@@ -28,6 +28,17 @@
     });
   });
   document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); });
+  // A lobby row's registration button opens the viewer's card under the row, and closes it again.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var button = event.detail.elt;
+    if (!button.hasAttribute || !button.hasAttribute("data-registration-toggle")) return;
+    var row = button.closest("tr");
+    var open = row && row.nextElementSibling;
+    if (open && open.classList.contains("registration-row")) {
+      open.remove();
+      event.preventDefault();
+    }
+  });
 })();
 
 // Countdowns: the server sends instants (a level ends at T) and its own time; the

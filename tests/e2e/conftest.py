@@ -68,7 +68,8 @@ def new_page(browser, live_server):
             "response",
             lambda response: (
                 problems.append(f"{response.status} for {response.url}")
-                if response.request.resource_type in {"script", "stylesheet"} and not response.ok
+                if response.request.resource_type in {"script", "stylesheet"}
+                and not (response.ok or response.status == 304)  # 304: the browser's copy is current
                 else None
             ),
         )

@@ -26,7 +26,7 @@ def funded(client, player):
 
 def card(client, event) -> str:
     body = client.get(f"/tournaments/{event.pk}/").content.decode()
-    return body.split('id="registration"', 1)[1].split("</section>", 1)[0]
+    return body.split('id="registration-', 1)[1].split("</section>", 1)[0]
 
 
 def test_a_visitor_is_asked_to_log_in(client, event):
@@ -111,3 +111,30 @@ def test_rebuy_and_addon_buttons_in_the_rebuy_period(client, funded):
     entry = Entry.objects.get()
     assert (entry.rebuys, entry.addon_taken, entry.chips) == (1, True, 10_000 + 10_000 + 15_000)
     assert wallet_account(funded, "EUR").balance == 5000 - 330 - 330 - 550
+
+
+# The lobby: each open event's row opens the viewer's own card under it.
+
+
+def test_open_events_rows_offer_registration_and_closed_ones_do_not(client, event):
+    closed = TournamentFactory(blind_structure=BlindStructureFactory(), name="Done", status="finished")
+    lobby = client.get("/?status=").content.decode()
+    assert f'hx-get="/tournaments/{event.pk}/registration-row/"' in lobby
+    assert f"/tournaments/{closed.pk}/registration-row/" not in lobby
+
+
+def test_the_lobby_row_card_is_the_viewers_own_and_registers(client, funded, event):
+    row = client.get(f"/tournaments/{event.pk}/registration-row/", headers=HTMX).content.decode()
+    assert row.startswith('<tr class="registration-row"')
+    assert "Register: pay €11" in row
+    response = client.post(f"/tournaments/{event.pk}/register/", {"form": "cash", "key": "row"}, headers=HTMX)
+    assert "You are registered. Good luck!" in response.content.decode()
+    again = client.get(f"/tournaments/{event.pk}/registration-row/", headers=HTMX).content.decode()
+    assert "You are registered with" in again
+    assert "Unregister" in again
+
+
+def test_a_visitor_opening_a_lobby_card_logs_in_back_to_the_lobby(client, event):
+    headers = {**HTMX, "HX-Current-URL": "http://testserver/?currency=EUR"}
+    row = client.get(f"/tournaments/{event.pk}/registration-row/", headers=headers).content.decode()
+    assert "/accounts/login/?next=/%3Fcurrency%3DEUR" in row
