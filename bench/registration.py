@@ -447,7 +447,7 @@ def profile(tournament_id: int, pairs: int = 50) -> None:
     profiler.disable()
     stats = pstats.Stats(profiler)
     print(f"profile: {pairs} registrations + {pairs} unregistrations in this process, by cumulative time")
-    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats(os.environ.get("BENCH_PROFILE_SORT", "cumulative")).print_stats(30)
 
 
 def bench(args: argparse.Namespace, began: float, database: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django import forms
 from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, F, Prefetch, QuerySet, Value, When
+from django.db.models import Case, F, QuerySet, Value, When
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -34,16 +34,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from accounts.rate_limit import client_address, limit_exceeded
 from accounts.views import LOGIN_LIMIT
 from tournaments.entries import (
-    entry_addon,
-    entry_rebuy,
-    entry_register,
-    entry_unregister,
+    Receipt,
+    entry_chips_buy,
+    entry_register_receipt,
+    entry_unregister_receipt,
     payment_options,
     refuse,
-    request_was_made,
 )
 from tournaments.forms import LobbyFilterForm
-from tournaments.models import ENTERED, Entry, EntryKind, Purchase, PurchaseKind, Tournament
+from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
 from tournaments.selectors import Payouts, tournament_deadlines, tournament_payouts, tournament_schedule
 from tournaments.serializers import (
@@ -291,17 +290,13 @@ def _idempotency_key(request) -> str | None:
     return key
 
 
-def _entry_with_purchases(entry_id: int) -> Entry:
-    return Entry.objects.prefetch_related(Prefetch("purchases", Purchase.objects.order_by("pk"))).get(pk=entry_id)
-
-
-def registration_of(*, player, tournament_id: int) -> Entry:
+def registration_of(*, player, tournament_id: int) -> Receipt:
     """The player's entry in the tournament (registered or eliminated), with its purchases."""
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     entry = Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).first()
     if entry is None:
         raise refuse("not_registered")
-    return _entry_with_purchases(entry.pk)
+    return Receipt(entry, list(entry.purchases.order_by("pk")))
 
 
 class RegistrationApi(PlayerApiView):
@@ -337,18 +332,17 @@ class RegistrationApi(PlayerApiView):
     def post(self, request, pk: int) -> Response:
         body = RegistrationRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        key = _idempotency_key(request)
-        retry = request_was_made(kind=PurchaseKind.ENTRY, tournament_id=pk, player=request.user, idempotency_key=key)
-        entry = entry_register(
+        receipt = entry_register_receipt(
             tournament_id=pk,
             player=request.user,
             now=timezone.now(),
             form=body.validated_data.get("form"),
             ticket_id=body.validated_data.get("ticket"),
-            idempotency_key=key,
+            idempotency_key=_idempotency_key(request),
         )
-        data = EntrySerializer(_entry_with_purchases(entry.pk)).data
-        return Response(data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED)
+        return Response(
+            EntrySerializer(receipt).data, status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED
+        )
 
     @extend_schema(
         summary="Unregister",
@@ -365,8 +359,8 @@ class RegistrationApi(PlayerApiView):
         ),
     )
     def delete(self, request, pk: int) -> Response:
-        entry = entry_unregister(tournament_id=pk, player=request.user, now=timezone.now())
-        return Response(EntrySerializer(_entry_with_purchases(entry.pk)).data)
+        receipt = entry_unregister_receipt(tournament_id=pk, player=request.user, now=timezone.now())
+        return Response(EntrySerializer(receipt).data)
 
 
 class PaymentOptionsApi(PlayerApiView):
@@ -404,6 +398,16 @@ def _chip_purchase_schema(what: str, refusals: str, conflict: str):
     )
 
 
+def _chips_bought(request, pk: int, kind: str) -> Response:
+    receipt = entry_chips_buy(
+        tournament_id=pk, player=request.user, now=timezone.now(), kind=kind, idempotency_key=_idempotency_key(request)
+    )
+    (purchase,) = receipt.purchases
+    return Response(
+        ChipPurchaseSerializer(purchase).data, status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED
+    )
+
+
 class RebuyApi(PlayerApiView):
     @_chip_purchase_schema(
         "rebuy",
@@ -411,12 +415,7 @@ class RebuyApi(PlayerApiView):
         "`duplicate_request`.",
     )
     def post(self, request, pk: int) -> Response:
-        key = _idempotency_key(request)
-        retry = request_was_made(kind=PurchaseKind.REBUY, tournament_id=pk, player=request.user, idempotency_key=key)
-        purchase = entry_rebuy(tournament_id=pk, player=request.user, now=timezone.now(), idempotency_key=key)
-        return Response(
-            ChipPurchaseSerializer(purchase).data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED
-        )
+        return _chips_bought(request, pk, PurchaseKind.REBUY)
 
 
 class AddonApi(PlayerApiView):
@@ -424,12 +423,7 @@ class AddonApi(PlayerApiView):
         "add-on", "`no_addon`, `addon_not_open`, `addon_over`", "`addon_taken`: only one add-on; `duplicate_request`."
     )
     def post(self, request, pk: int) -> Response:
-        key = _idempotency_key(request)
-        retry = request_was_made(kind=PurchaseKind.ADDON, tournament_id=pk, player=request.user, idempotency_key=key)
-        purchase = entry_addon(tournament_id=pk, player=request.user, now=timezone.now(), idempotency_key=key)
-        return Response(
-            ChipPurchaseSerializer(purchase).data, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED
-        )
+        return _chips_bought(request, pk, PurchaseKind.ADDON)
 
 
 class WalletApi(PlayerApiView):

@@ -1,16 +1,23 @@
 """Entries: register, late-register, unregister, rebuy and add-on (rules 8, 9, 10).
 
-Every use case locks the tournament row first (then wallet accounts, in id order,
-inside the ledger), re-checks the rules under the lock, and records what was paid
-in a Purchase so that a refund reverses exactly that.
+Every use case re-checks the rules under the tournament's row lock and records what
+was paid in a Purchase so that a refund reverses exactly that. One lock order in
+every service that changes an event, so that none can deadlock with another: the
+tournament's row, then its entries (a new one's unique key included), tickets and
+purchases, then wallet accounts in id order (inside the ledger).
+
+Registration and unregistration are the hot path: every player of an event queues
+for its row. So they read what they can before taking it (the event's terms, the
+accounts, the purchases to refund), then write with as few statements as they can,
+the accounts' locks (a prize pool is as hot) last, just before the commit.
 """
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -66,6 +73,7 @@ REFUSALS = {
     "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
     "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
     "eliminated": gettext_lazy("You are out of this tournament."),
+    "busy": gettext_lazy("The tournament is being changed right now; please try again."),
 }
 
 
@@ -128,6 +136,61 @@ def _balance(player, currency: str) -> int:
     )
 
 
+@dataclass(frozen=True)
+class Receipt:
+    """What a registration or unregistration leaves for its answer: the entry, its
+    purchases (oldest first), and whether the request was a retry (its idempotency
+    key had made the entry before, and nothing was done now)."""
+
+    entry: Entry
+    purchases: list[Purchase]
+    retry: bool = False
+
+
+class _StaleRead(Exception):
+    """What was read without the tournament's lock no longer holds under it (an
+    admin changed the price, the event was postponed, a purchase was refunded):
+    the transaction's rows are void, and the request is made again from a fresh read."""
+
+
+class _NotEntered(Exception):
+    """The player's entry was not made: they hold one, or the request's key made one."""
+
+
+# A request made again this often from a fresh read, and still finding the event
+# changing under it, is told to try again later.
+FRESH_READS = 3
+
+# What registration reads of its event: the terms an entry is paid and counted by,
+# and what the rules decide with. Only these: a Tournament of every field costs
+# more CPU to build than its query.
+REGISTRATION_FIELDS = (
+    "id",
+    "status",
+    "entry_kind",
+    "currency",
+    "buy_in",
+    "fee",
+    "bounty_kind",
+    "bounty_amount",
+    "starting_stack",
+    "max_entrants",
+    "entries_count",
+    "prize_contributions",
+    "scheduled_start",
+    "registration_opens_at",
+    "late_registration_minutes",
+    "extended_late_registration_minutes",
+    "unregistration_deadline_minutes",
+    "unregistration_allowed",
+    "late_registration_closed_at",
+)
+TOURNAMENT_TABLE = Tournament._meta.db_table
+ENTRY_TABLE = Entry._meta.db_table
+PURCHASE_TABLE = Purchase._meta.db_table
+_REGISTRATION_COLUMNS = ", ".join(Tournament._meta.get_field(name).column for name in REGISTRATION_FIELDS)
+
+
 def entry_register(
     *,
     tournament_id: int,
@@ -137,126 +200,272 @@ def entry_register(
     ticket_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> Entry:
+    """entry_register_receipt, for callers that want only the entry."""
+    return entry_register_receipt(
+        tournament_id=tournament_id,
+        player=player,
+        now=now,
+        form=form,
+        ticket_id=ticket_id,
+        idempotency_key=idempotency_key,
+    ).entry
+
+
+def entry_register_receipt(
+    *,
+    tournament_id: int,
+    player,
+    now: datetime,
+    form: str | None = None,
+    ticket_id: int | None = None,
+    idempotency_key: str | None = None,
+) -> Receipt:
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Under the tournament's row lock: one entry per player, capacity, the window;
-    the buy-in goes to the prize pool, the fee to the house, through the ledger.
-    A retry with the same idempotency key returns the same entry.
+    Under the tournament's row lock: one entry per player (the unique index of
+    active entries), capacity, the window; the buy-in goes to the prize pool, the
+    fee to the house, through the ledger. A retry with the same idempotency key
+    returns the same entry, also when the two race.
     """
-    idempotency_key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
+    key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     accounts = _accounts_ahead(tournament_id, player)
-    with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        earlier, entered = _earlier_entries(tournament, player, idempotency_key)
-        if earlier is not None:
-            return earlier
-        if entered:
-            raise refuse("already_registered")
-        refusal = registration_refusal(
-            now=now,
-            status=tournament.status,
-            window=tournament_window(tournament),
-            entries=tournament.entries_count,
-            capacity=tournament.max_entrants,
-        )
-        if refusal:
-            raise refuse(refusal)
-        form = _choose_form(tournament, form, ticket_id)
-        entry = Entry.objects.create(
-            tournament=tournament,
-            player=player,
-            chips=tournament.starting_stack,
-            late=now >= tournament.scheduled_start,
-        )
-        price, fee, bounty = entry_price(tournament)
-        purchase = purchase_create(
-            tournament=tournament,
-            entry=entry,
-            kind=PurchaseKind.ENTRY,
-            form=form,
-            amounts=(price, fee, bounty),
-            chips=tournament.starting_stack,
-            ticket_id=ticket_id,
-            idempotency_key=idempotency_key or f"entry:{entry.pk}",
-            now=now,
-            accounts=accounts,
-        )
-        tournament.entries_count += 1
-        tournament.prize_contributions += purchase.price
-        tournament.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
-        audit_log(
-            action="tournaments.entry.registered",
-            subject=entry,
-            actor=player,
-            data={"form": form, "late": entry.late, "tournament": tournament.pk},
-        )
-        return entry
+    for _read in range(FRESH_READS):
+        try:
+            return _register(
+                _tournament_read(tournament_id),
+                player=player,
+                now=now,
+                form=form,
+                ticket_id=ticket_id,
+                key=key,
+                accounts=accounts,
+            )
+        except _StaleRead:
+            continue
+    raise refuse("busy")
 
 
-def _earlier_entries(tournament: Tournament, player, idempotency_key: str | None) -> tuple[Entry | None, bool]:
-    """(the entry this request's key already made, whether the player is entered),
-    with one query: it runs under the tournament's lock, which every query holds longer."""
-    if not idempotency_key:
-        return None, Entry.objects.filter(tournament=tournament, player=player, status__in=ENTERED).exists()
-    # The key names this player and event, so the entry it made is among theirs.
-    made = Exists(Purchase.objects.filter(entry=OuterRef("pk"), idempotency_key=idempotency_key))
-    entries = list(
-        Entry.objects.filter(tournament=tournament, player=player)
-        .annotate(made_by_key=made)
-        .filter(Q(status__in=ENTERED) | Q(made_by_key=True))
+def _register(
+    terms: Tournament,
+    *,
+    player,
+    now: datetime,
+    form: str | None,
+    ticket_id: int | None,
+    key: str | None,
+    accounts: Mapping[AccountSpec, Account],
+) -> Receipt:
+    price, fee, bounty = entry_price(terms)
+    entry = Entry(
+        tournament_id=terms.pk,
+        player=player,
+        chips=terms.starting_stack,
+        late=now >= terms.scheduled_start,
+        created_at=timezone.now(),
     )
-    return next((entry for entry in entries if entry.made_by_key), None), bool(entries)
+    try:
+        with transaction.atomic():
+            tournament = _tournament_count(terms.pk, entries=1, contributions=price)
+            if not _entry_insert(entry, key=key):
+                raise _NotEntered  # and the count, of an entry this request does not make, rolls back
+            refusal = registration_refusal(
+                now=now,
+                status=tournament.status,
+                window=tournament_window(tournament),
+                entries=tournament.entries_count - 1,  # before this entry, which the row counts already
+                capacity=tournament.max_entrants,
+            )
+            if refusal:
+                raise refuse(refusal)
+            if _entry_terms(tournament, now) != _entry_terms(terms, now):
+                raise _StaleRead
+            form = _choose_form(tournament, form, ticket_id)
+            purchase = purchase_create(
+                tournament=tournament,
+                entry=entry,
+                kind=PurchaseKind.ENTRY,
+                form=form,
+                amounts=(price, fee, bounty),
+                chips=tournament.starting_stack,
+                ticket_id=ticket_id,
+                idempotency_key=key or f"entry:{entry.pk}",
+                now=now,
+                accounts=accounts,
+            )
+            audit_log(
+                action="tournaments.entry.registered",
+                subject=entry,
+                actor=player,
+                data={"form": form, "late": entry.late, "tournament": tournament.pk},
+            )
+    except _NotEntered:
+        return _registered_before(terms.pk, player, key)
+    return Receipt(entry, [purchase])
+
+
+def _tournament_read(tournament_id: int) -> Tournament:
+    """The event's REGISTRATION_FIELDS, without a lock."""
+    for tournament in Tournament.objects.raw(
+        f"SELECT {_REGISTRATION_COLUMNS} FROM {TOURNAMENT_TABLE} WHERE id = %s",  # noqa: S608 (names from the model)
+        [tournament_id],
+    ):
+        return tournament
+    raise Tournament.DoesNotExist
+
+
+def _tournament_count(tournament_id: int, *, entries: int, contributions: int) -> Tournament:
+    """Add to the event's counts under its row lock, taken here (if not before) and
+    held to the commit; its REGISTRATION_FIELDS as they are then. One statement:
+    every other registration of the event waits for this lock."""
+    for tournament in Tournament.objects.raw(
+        f"UPDATE {TOURNAMENT_TABLE} SET entries_count = entries_count + %s,"  # noqa: S608 (names from the model)
+        f" prize_contributions = prize_contributions + %s, updated_at = %s"
+        f" WHERE id = %s RETURNING {_REGISTRATION_COLUMNS}",
+        [entries, contributions, connection.ops.adapt_datetimefield_value(timezone.now()), tournament_id],
+    ):
+        return tournament
+    raise Tournament.DoesNotExist
+
+
+def _entry_terms(tournament: Tournament, now: datetime) -> tuple:
+    """What an entry's rows are written with: its price and money, its chips, whether it is late."""
+    return (
+        tournament.entry_kind,
+        pool_currency(tournament),
+        entry_price(tournament),
+        tournament.starting_stack,
+        now >= tournament.scheduled_start,
+    )
+
+
+ENTRY_INSERT_FIELDS = ("tournament", "player", "status", "chips", "rebuys", "addon_taken", "late", "created_at")
+
+
+def _entry_insert(entry: Entry, *, key: str | None) -> bool:
+    """Save the player's new `entry`, unless they hold one already or this request's
+    key made one before. One statement: the unique index of active entries refuses
+    a second one (after waiting for a concurrent registration of the same player to
+    end), and the key's purchase, if there is one, stops the insert."""
+    fields = [Entry._meta.get_field(name) for name in ENTRY_INSERT_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {ENTRY_TABLE} ({', '.join(field.column for field in fields)})"  # noqa: S608 (names from the model)
+            f" SELECT {', '.join(['%s'] * len(fields))}"
+            f" WHERE NOT EXISTS (SELECT 1 FROM {PURCHASE_TABLE} WHERE idempotency_key = %s)"
+            " ON CONFLICT DO NOTHING RETURNING id",
+            [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in fields] + [key],
+        )
+        made = cursor.fetchone()
+    if made is None:
+        return False
+    entry.pk = made[0]
+    return True
+
+
+def _registered_before(tournament_id: int, player, key: str | None) -> Receipt:
+    """The answer when the player's entry was not made: the entry this request's key
+    made before (a retry), else the refusal."""
+    earlier = Purchase.objects.filter(idempotency_key=key).select_related("entry").first() if key else None
+    if earlier is None:
+        raise refuse("already_registered")
+    return Receipt(earlier.entry, list(earlier.entry.purchases.order_by("pk")), retry=True)
 
 
 def entry_unregister(*, tournament_id: int, player, now: datetime) -> Entry:
+    """entry_unregister_receipt, for callers that want only the entry."""
+    return entry_unregister_receipt(tournament_id=tournament_id, player=player, now=now).entry
+
+
+def entry_unregister_receipt(*, tournament_id: int, player, now: datetime) -> Receipt:
     """Take the player's entry back before the deadline (rule 10), refunding exactly
-    what was paid in the form paid; a satellite seat comes back as T-Money."""
+    what was paid in the form paid; a satellite seat comes back as T-Money.
+
+    The entry's purchases are read first, without a lock; under the tournament's
+    lock (taken before the entry's, as cancellation and rebuys take them) the
+    refund checks that they are still all there is to refund.
+    """
     accounts = _accounts_ahead(tournament_id, player)
+    for _read in range(FRESH_READS):
+        purchases = list(
+            Purchase.objects.filter(
+                entry__tournament_id=tournament_id,
+                entry__player=player,
+                entry__status=EntryStatus.ACTIVE,
+                refunded_at=None,
+            ).order_by("pk")
+        )
+        try:
+            return _unregister(tournament_id, player=player, now=now, purchases=purchases, accounts=accounts)
+        except _StaleRead:
+            continue
+    raise refuse("busy")
+
+
+def _unregister(
+    tournament_id: int, *, player, now: datetime, purchases: list[Purchase], accounts: Mapping[AccountSpec, Account]
+) -> Receipt:
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        entry = Entry.objects.filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE).first()
+        # Counted once the entry is known to be there to take out: the lock first.
+        tournament = _tournament_count(tournament_id, entries=0, contributions=0)
+        entry = _entry_end(tournament_id, player=player, now=now)
         if entry is None:
             raise refuse("not_registered")
-        entry.player = player  # the row's own player: spares loading it again
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
-        refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts)
-        entry.status = EntryStatus.UNREGISTERED
-        entry.ended_at = now
-        entry.save(update_fields=["status", "ended_at"])
-        tournament.entries_count -= 1
-        tournament.prize_contributions -= refunded
-        tournament.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
+        refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts, purchases=purchases)
+        _tournament_count(tournament_id, entries=-1, contributions=-refunded)
         audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
+    return Receipt(entry, purchases)
+
+
+def _entry_end(tournament_id: int, *, player, now: datetime) -> Entry | None:
+    """The player's active entry, unregistered now; None if they hold none."""
+    for entry in Entry.objects.raw(
+        f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
+        " WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING *",
+        [
+            EntryStatus.UNREGISTERED,
+            connection.ops.adapt_datetimefield_value(now),
+            tournament_id,
+            player.pk,
+            EntryStatus.ACTIVE,
+        ],
+    ):
+        entry.player = player  # the row's own player: spares loading it again
         return entry
+    return None
 
 
 def entry_rebuy(*, tournament_id: int, player, now: datetime, idempotency_key: str | None = None) -> Purchase:
     """Buy the rebuy's chips during the rebuy period, within the limit, with money in
     the tournament's currency (rule 8)."""
-    return _buy_chips(
+    return entry_chips_buy(
         tournament_id=tournament_id, player=player, now=now, kind=PurchaseKind.REBUY, idempotency_key=idempotency_key
-    )
+    ).purchases[0]
 
 
 def entry_addon(*, tournament_id: int, player, now: datetime, idempotency_key: str | None = None) -> Purchase:
     """Take the add-on once, at the end of the rebuy period."""
-    return _buy_chips(
+    return entry_chips_buy(
         tournament_id=tournament_id, player=player, now=now, kind=PurchaseKind.ADDON, idempotency_key=idempotency_key
-    )
+    ).purchases[0]
 
 
-def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempotency_key: str | None) -> Purchase:
+def entry_chips_buy(
+    *, tournament_id: int, player, now: datetime, kind: str, idempotency_key: str | None = None
+) -> Receipt:
+    """A rebuy or the add-on (`kind`, see entry_rebuy and entry_addon), with its
+    purchase as the receipt's one purchase."""
     idempotency_key = _scoped_key(kind, tournament_id, player, idempotency_key)
     accounts = _accounts_ahead(tournament_id, player)
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if idempotency_key:
-            earlier = Purchase.objects.filter(idempotency_key=idempotency_key).first()
+            earlier = Purchase.objects.filter(idempotency_key=idempotency_key).select_related("entry").first()
             if earlier is not None:
-                return earlier
+                return Receipt(earlier.entry, [earlier], retry=True)
         entry = (
             Entry.objects.select_for_update().filter(tournament=tournament, player=player, status__in=ENTERED).first()
         )
@@ -311,13 +520,7 @@ def _buy_chips(*, tournament_id: int, player, now: datetime, kind: str, idempote
         tournament.prize_contributions += purchase.price
         tournament.save(update_fields=["prize_contributions", "updated_at"])
         audit_log(action=f"tournaments.entry.{kind}", subject=entry, actor=player, data={"purchase": purchase.pk})
-        return purchase
-
-
-def request_was_made(*, kind: str, tournament_id: int, player, idempotency_key: str | None) -> bool:
-    """Whether a request with this client key already made its purchase (a retry)."""
-    scoped = _scoped_key(kind, tournament_id, player, idempotency_key)
-    return scoped is not None and Purchase.objects.filter(idempotency_key=scoped).exists()
+        return Receipt(entry, [purchase])
 
 
 def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:
@@ -477,35 +680,49 @@ def _purchase_plan(tournament: Tournament, purchase: Purchase, source_account=No
 
 
 def entry_refund(
-    *, tournament: Tournament, entry: Entry, now: datetime, accounts: Mapping[AccountSpec, Account] | None = None
+    *,
+    tournament: Tournament,
+    entry: Entry,
+    now: datetime,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+    purchases: list[Purchase] | None = None,
 ) -> int:
     """Reverse every purchase of the entry in the form it was paid; returns what
     left the prize pool. The caller holds the tournament's row lock.
 
     The refunds of all its purchases are one batch of the ledger (one lock over
     every account, in id order), each transfer keyed f"purchase:{id}:refund:{leg}";
-    the accounts come from `accounts` (read ahead) or one query.
+    the accounts come from `accounts` (read ahead) or one query. `purchases`: the
+    entry's unrefunded purchases as read before the lock; if they are no longer
+    all there is to refund, _StaleRead.
     """
-    purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
-    if not purchases:
-        return 0
-    plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
-    found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
-    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-    transfers_create(
-        legs=[
-            Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
-            for pk, leg, source, destination, amount in plan
-        ],
-        idempotency_key_prefix="purchase",
-        actor=entry.player,
-        keys_are_new=True,
-    )
+    if purchases is None:
+        purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
+    if any(purchase.entry_id != entry.pk for purchase in purchases):
+        raise _StaleRead
     for purchase in purchases:
-        if purchase.ticket_id is not None:
-            ticket_release(ticket_id=purchase.ticket_id)
-        purchase.refunded_at = now
-    Purchase.objects.filter(pk__in=[purchase.pk for purchase in purchases]).update(refunded_at=now)
+        purchase.entry = entry  # the row's own entry: spares loading it again
+    if purchases:
+        plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
+        found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
+        # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
+        transfers_create(
+            legs=[
+                Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
+                for pk, leg, source, destination, amount in plan
+            ],
+            idempotency_key_prefix="purchase",
+            actor=entry.player,
+            keys_are_new=True,
+        )
+        for purchase in purchases:
+            if purchase.ticket_id is not None:
+                ticket_release(ticket_id=purchase.ticket_id)
+            purchase.refunded_at = now
+    # Every purchase only an entry's end refunds: while the entry is active, one
+    # unrefunded more than were read would be one bought since.
+    if entry.purchases.filter(refunded_at=None).update(refunded_at=now) != len(purchases):
+        raise _StaleRead
     return sum(purchase.price for purchase in purchases)
 
 

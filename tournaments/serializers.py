@@ -275,17 +275,21 @@ class PurchaseSerializer(serializers.Serializer):
 
 
 class EntrySerializer(serializers.Serializer):
-    """The player's entry in one tournament, with everything paid for it."""
+    """The player's entry in one tournament, with everything paid for it (a
+    tournaments.entries.Receipt: the services hand back the purchases they made or
+    refunded, so the answer needs no query)."""
 
-    id = serializers.IntegerField()
-    tournament = serializers.IntegerField(source="tournament_id")
-    status = EntryStatusField()
-    chips = serializers.IntegerField()
-    late = serializers.BooleanField(help_text="Registered after the scheduled start.")
-    rebuys = serializers.IntegerField()
-    addon_taken = serializers.BooleanField()
-    created_at = UtcDateTimeField()
-    ended_at = UtcDateTimeField(allow_null=True, help_text="When it was unregistered, refunded or eliminated.")
+    id = serializers.IntegerField(source="entry.id")
+    tournament = serializers.IntegerField(source="entry.tournament_id")
+    status = EntryStatusField(source="entry.status")
+    chips = serializers.IntegerField(source="entry.chips")
+    late = serializers.BooleanField(source="entry.late", help_text="Registered after the scheduled start.")
+    rebuys = serializers.IntegerField(source="entry.rebuys")
+    addon_taken = serializers.BooleanField(source="entry.addon_taken")
+    created_at = UtcDateTimeField(source="entry.created_at")
+    ended_at = UtcDateTimeField(
+        source="entry.ended_at", allow_null=True, help_text="When it was unregistered, refunded or eliminated."
+    )
     purchases = PurchaseSerializer(many=True, help_text="Oldest first.")
 
 

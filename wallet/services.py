@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.models import AuditEntry
@@ -67,7 +68,11 @@ def accounts_get(
     for spec in wanted:
         match |= Q(kind=spec.kind, currency=spec.currency, owner_id=spec.owner_id, ref=spec.ref)
     found |= {_spec(account): account for account in Account.objects.filter(match)}
-    for spec in wanted - found.keys():
+    # In one order everywhere: two first uses of the same accounts then never wait
+    # for each other's new rows in a circle.
+    for spec in sorted(
+        wanted - found.keys(), key=lambda spec: (spec.kind, spec.currency, spec.owner_id or 0, spec.ref)
+    ):
         fields = {"kind": spec.kind, "currency": spec.currency, "owner_id": spec.owner_id, "ref": spec.ref}
         try:
             found[spec], _ = Account.objects.get_or_create(**fields)
@@ -146,16 +151,7 @@ def transfers_create(
     """
     if not legs:
         return []
-    for leg in legs:
-        if leg.amount <= 0:
-            raise WalletError(_("An amount to move must be positive."))
-        if leg.source.currency != leg.destination.currency:
-            raise WalletError(_("Money moves only between accounts of the same currency."))
-        if leg.source.pk == leg.destination.pk:
-            raise WalletError(_("A transfer needs two different accounts."))
-    keys = [f"{idempotency_key_prefix}:{leg.name}" if leg.name else idempotency_key_prefix for leg in legs]
-    if len(set(keys)) != len(keys):
-        raise WalletError(_("Each leg of a payment needs its own name."))
+    keys = _keys(legs, idempotency_key_prefix)
     keys_are_new = keys_are_new and transaction.get_connection().in_atomic_block
     if not keys_are_new:
         existing = list(Transfer.objects.filter(idempotency_key__in=keys))
@@ -180,6 +176,21 @@ def transfers_create(
     return transfers
 
 
+def _keys(legs: list[Leg], prefix: str) -> list[str]:
+    """Each leg's idempotency key, once the legs are checked to be movable."""
+    for leg in legs:
+        if leg.amount <= 0:
+            raise WalletError(_("An amount to move must be positive."))
+        if leg.source.currency != leg.destination.currency:
+            raise WalletError(_("Money moves only between accounts of the same currency."))
+        if leg.source.pk == leg.destination.pk:
+            raise WalletError(_("A transfer needs two different accounts."))
+    keys = [f"{prefix}:{leg.name}" if leg.name else prefix for leg in legs]
+    if len(set(keys)) != len(keys):
+        raise WalletError(_("Each leg of a payment needs its own name."))
+    return keys
+
+
 MAY_GO_NEGATIVE = frozenset({AccountKind.EXTERNAL, AccountKind.HOUSE})
 ACCOUNT_TABLE = Account._meta.db_table
 
@@ -198,24 +209,37 @@ def _short_of_funds(legs: list[Leg]) -> bool:
 
 
 def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transfer]:
+    _balances_move(legs)
+    return _journal(legs, keys=keys, actor=actor, memo=memo)
+
+
+def _balances_move(legs: list[Leg]) -> None:
+    """Add each leg to its accounts' balances; the caller holds their row locks."""
     deltas: dict[int, int] = defaultdict(int)
     for leg in legs:
         deltas[leg.source.pk] -= leg.amount
         deltas[leg.destination.pk] += leg.amount
     moved = [(pk, delta) for pk, delta in deltas.items() if delta]
-    if moved:
-        # One statement for every balance, in SQL that PostgreSQL and the embedded
-        # SQLite both speak. Written out: the ORM's CASE WHEN took 0.8 ms of CPU to
-        # build, this takes 0.1 ms.
-        cases = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(moved))
-        ids = ", ".join(["%s"] * len(moved))
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"UPDATE {ACCOUNT_TABLE} SET balance = balance + CASE id {cases} END"  # noqa: S608 (a table name and placeholders)
-                f" WHERE id IN ({ids})",
-                [value for row in moved for value in row] + [pk for pk, _delta in moved],
-            )
-    transfers = Transfer.objects.bulk_create(
+    if not moved:
+        return
+    # One statement for every balance, in SQL that PostgreSQL and the embedded
+    # SQLite both speak. Written out: the ORM's CASE WHEN took 0.8 ms of CPU to
+    # build, this takes 0.1 ms.
+    cases = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(moved))
+    ids = ", ".join(["%s"] * len(moved))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {ACCOUNT_TABLE} SET balance = balance + CASE id {cases} END"  # noqa: S608 (a table name and placeholders)
+            f" WHERE id IN ({ids})",
+            [value for row in moved for value in row] + [pk for pk, _delta in moved],
+        )
+
+
+def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transfer]:
+    """The legs' Transfer rows and the audit rows audit_log would write, one per
+    transfer, each kind in one INSERT."""
+    now = timezone.now()
+    transfers = [
         Transfer(
             source=leg.source,
             destination=leg.destination,
@@ -224,12 +248,15 @@ def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transf
             idempotency_key=key,
             actor=actor,
             memo=memo,
+            created_at=now,
         )
         for leg, key in zip(legs, keys, strict=True)
-    )
-    # The rows audit_log would write, one per transfer, in one INSERT.
+    ]
+    made = {key: pk for pk, key in _rows_insert(transfers, TRANSFER_COLUMNS, returning="idempotency_key")}
+    for transfer in transfers:
+        transfer.pk = made[transfer.idempotency_key]
     audit_actor = actor if actor is not None and actor.is_authenticated else None
-    AuditEntry.objects.bulk_create(
+    rows = [
         AuditEntry(
             action=f"wallet.transfer.{leg.reason}",
             actor=audit_actor,
@@ -242,10 +269,40 @@ def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transf
                 "from": leg.source.pk,
                 "to": leg.destination.pk,
             },
+            created_at=now,
         )
         for leg, transfer in zip(legs, transfers, strict=True)
-    )
+    ]
+    _rows_insert(rows, AUDIT_COLUMNS)
     return transfers
+
+
+TRANSFER_COLUMNS = ("source", "destination", "amount", "reason", "idempotency_key", "memo", "actor", "created_at")
+AUDIT_COLUMNS = ("action", "actor", "subject_type", "subject_id", "reason", "data", "created_at")
+
+
+def _rows_insert(objects: list, fields: tuple[str, ...], *, returning: str = "") -> list[tuple]:
+    """INSERT the unsaved `objects` (of one model, every field in `fields` set) in one
+    statement; with `returning`, (id, that column) of each row. Written out: the
+    ORM's bulk_create took about 0.4 ms of CPU per call on the registration path,
+    this about 0.1 ms."""
+    meta = objects[0]._meta
+    columns = [meta.get_field(name) for name in fields]
+    row = f"({', '.join(['%s'] * len(columns))})"
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(meta.db_table)}"  # noqa: S608 (names from the model, placeholders)
+        f" ({', '.join(connection.ops.quote_name(column.column) for column in columns)})"
+        f" VALUES {', '.join([row] * len(objects))}"
+    )
+    params = [
+        column.get_db_prep_save(getattr(obj, column.attname), connection) for obj in objects for column in columns
+    ]
+    with connection.cursor() as cursor:
+        if not returning:
+            cursor.execute(sql, params)
+            return []
+        cursor.execute(f"{sql} RETURNING id, {connection.ops.quote_name(returning)}", params)
+        return cursor.fetchall()
 
 
 def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg]) -> list[Transfer]:

@@ -87,7 +87,15 @@ def test_the_danish_info_page_is_in_danish(page, structure):
     expect(page.locator("html")).to_have_attribute("lang", "da")
     expect(page.locator("h1 .badge")).to_have_text("Tilmelding åben")
     expect(page.locator("h2")).to_have_text(
-        ["Turnering", "Tilmelding", "Præmier", "Ur", "Din tilmelding", f"Blindstruktur: {structure.name}", "Gældende regler"]
+        [
+            "Turnering",
+            "Tilmelding",
+            "Præmier",
+            "Ur",
+            "Din tilmelding",
+            f"Blindstruktur: {structure.name}",
+            "Gældende regler",
+        ]
     )
     expect(page.locator("dt:text-is('Indskud') + dd")).to_have_text("10\u00a0€ + 1\u00a0€")
     expect(page.locator("dt:text-is('Præmiepulje') + dd")).to_have_text("1.234,50\u00a0€")

@@ -629,8 +629,14 @@ def test_a_stop_shifts_exactly_what_comes_after_it(start_minute, stop_after, sto
         start=start, levels=structure(8), policy=policy, stops=[Stop(paused, paused + timedelta(seconds=stop_seconds))]
     )
     shift = timedelta(seconds=stop_seconds)
-    for before, after in zip(instants(plain), instants(stopped), strict=True):
-        assert after == (before + shift if before > paused else before)
+
+    def moved(moment: datetime, *, starts: bool) -> datetime:
+        # What begins as the stop begins waits for its end; what ends then, ends before it.
+        return moment + shift if moment > paused or (starts and moment == paused) else moment
+
+    for before, after in zip(plain.levels + plain.breaks, stopped.levels + stopped.breaks, strict=True):
+        assert after.starts_at == moved(before.starts_at, starts=True)
+        assert after.ends_at == moved(before.ends_at, starts=False)
 
 
 def test_reading_the_clock_gives_the_level_the_break_and_the_next_change():
