@@ -1,5 +1,7 @@
 from channels.generic.websocket import WebsocketConsumer
-from django.urls import re_path
+from django.urls import path, re_path
+
+from tournaments.consumers import LiveConsumer
 
 
 class UnknownAddressConsumer(WebsocketConsumer):
@@ -10,4 +12,7 @@ class UnknownAddressConsumer(WebsocketConsumer):
         self.close()
 
 
-websocket_urlpatterns: list = [re_path(r"", UnknownAddressConsumer.as_asgi())]
+websocket_urlpatterns: list = [
+    path("ws/live/", LiveConsumer.as_asgi()),
+    re_path(r"", UnknownAddressConsumer.as_asgi()),
+]

@@ -104,6 +104,14 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
     }
 
 
+def registration_card(request, pk: int):
+    """The viewer's registration card alone: a page fetches it again when the live
+    socket says the viewer's entry changed (lobby.live)."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    context = registration_card_context(request, tournament)
+    return HttpResponse(render_to_string("lobby/registration_card.html", context, request))
+
+
 def registration_row(request, pk: int):
     """The viewer's registration card for one lobby row, opened under it: the rows
     are shared by every viewer, the card is the viewer's own."""

@@ -9,6 +9,7 @@ urlpatterns = [
     path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
     path("wallet/", wallet_views.wallet, name="wallet"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
+    path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),
     path("tournaments/<int:pk>/register/", entry_views.register, name="register"),
     path("tournaments/<int:pk>/unregister/", entry_views.unregister, name="unregister"),
     path("tournaments/<int:pk>/rebuy/", entry_views.rebuy, name="rebuy"),

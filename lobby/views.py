@@ -23,9 +23,10 @@ from django.utils.translation import gettext_lazy
 from lobby.fresh_cache import FreshCache
 from lobby.rules_summary import applicable_rules, break_policy_text
 from lobby.templatetags.poker import money
-from tournaments.forms import LobbyFilterForm
+from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.selectors import (
+    LOBBY_FIELDS,
     tournament_clock,
     tournament_deadlines,
     tournament_list_for_lobby,
@@ -271,6 +272,7 @@ class LobbyRowWriter:
             deepstack=row["deepstack"],
         )
         return {
+            "id": row["id"],
             "status": row["status"],
             "start_iso": start.isoformat(),  # what the date filter writes for "c"
             "start_text": self.start_text(start),
@@ -311,17 +313,8 @@ def buy_in_text(*, entry_kind: str, currency: str, buy_in: int, bounty: int, fee
 def tournament_info(request, pk: int):
     """Tournament Info (rule 3): every parameter, the levels, breaks, deadlines and payouts."""
     tournament = get_object_or_404(Tournament.objects.select_related("blind_structure", "satellite_target"), pk=pk)
-    now = timezone.now()
-    context = {
-        "tournament": tournament,
-        "schedule": tournament_schedule(tournament),
-        "deadlines": tournament_deadlines(tournament),
-        "payouts": tournament_payouts(tournament, now=now),
-        "pool_currency": Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency,
-        "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
-        "now": now,
-        "clock": tournament_clock(tournament),
-    }
+    context = _info_live_context(tournament, timezone.now())
+    context["schedule"] = tournament_schedule(tournament)
     context["timeline"] = _timeline(context["schedule"])
     context["break_policy_text"] = break_policy_text(tournament)
     context["rules"] = applicable_rules(tournament)
@@ -333,6 +326,37 @@ def tournament_info(request, pk: int):
         fee=tournament.fee,
     )
     return render(request, "lobby/tournament_info.html", context)
+
+
+def _info_live_context(tournament: Tournament, now) -> dict:
+    """What Tournament Info shows that changes while it is open (tournament_live_html)."""
+    return {
+        "tournament": tournament,
+        "deadlines": tournament_deadlines(tournament),
+        "payouts": tournament_payouts(tournament, now=now),
+        "pool_currency": Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency,
+        "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
+        "now": now,
+        "clock": tournament_clock(tournament),
+    }
+
+
+def tournament_live_html(tournament: Tournament, now) -> str:
+    """Tournament Info's changing parts, to swap in out of band (lobby.live): status,
+    entrants, prizes and the clock."""
+    context = {**_info_live_context(tournament, now), "oob": True}
+    return "".join(
+        render_to_string(f"lobby/tournament_info.html#{part}", context) for part in ("status", "entrants", "prizes")
+    ) + render_to_string("lobby/clock_card.html", context)
+
+
+def lobby_row_html(tournament_id: int) -> str:
+    """The event's lobby row, to swap in out of band (lobby.live); empty for an event
+    the lobby does not list."""
+    rows = Tournament.objects.filter(pk=tournament_id).annotate(pool=POOL).values(*LOBBY_FIELDS)
+    return "".join(
+        render_to_string("lobby/lobby.html#row", {"row": write, "oob": True}) for write in map(LobbyRowWriter(), rows)
+    )
 
 
 def tournament_clock_card(request, pk: int):

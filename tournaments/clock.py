@@ -20,11 +20,13 @@ from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
 from tournaments.cancellation import CancelMode, tournament_cancel
+from tournaments.events import tournament_changed
 from tournaments.models import EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services import TournamentError
+from wallet.events import after_commit
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
 
@@ -257,6 +259,9 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
         tournament.save(update_fields=[*changed, "updated_at"])
+    if set(changed) - {"clock_at", "next_transition_at", "tick_at"}:
+        # Something a page shows: status, level, a countdown's instant, a pause.
+        after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
 
 
 def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:

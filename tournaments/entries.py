@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
+from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import (
     ENTERED,
     BountyKind,
@@ -36,6 +37,7 @@ from tournaments.models import (
 from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services import TournamentError
+from wallet.events import after_commit
 from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.services import (
     AccountSpec,
@@ -299,6 +301,7 @@ def _register(
                 actor=player,
                 data={"form": form, "late": entry.late, "tournament": tournament.pk},
             )
+            _tell(tournament.pk, player)
     except _NotEntered:
         return _registered_before(terms.pk, player, key)
     return Receipt(entry, [purchase])
@@ -417,6 +420,7 @@ def _unregister(
         refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts, purchases=purchases)
         _tournament_count(tournament_id, entries=-1, contributions=-refunded)
         audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
+        _tell(tournament_id, player)
     return Receipt(entry, purchases)
 
 
@@ -520,7 +524,14 @@ def entry_chips_buy(
         tournament.prize_contributions += purchase.price
         tournament.save(update_fields=["prize_contributions", "updated_at"])
         audit_log(action=f"tournaments.entry.{kind}", subject=entry, actor=player, data={"purchase": purchase.pk})
+        _tell(tournament_id, player)
         return Receipt(entry, [purchase])
+
+
+def _tell(tournament_id: int, player) -> None:
+    """Once committed: the event's entrants and pool changed, and so did the player's entry."""
+    after_commit(tournament_changed, tournament_id=tournament_id, created=False)
+    after_commit(entry_changed, tournament_id=tournament_id, player_id=player.pk)
 
 
 def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:

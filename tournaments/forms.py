@@ -24,6 +24,8 @@ SORT_CHOICES = [(key, key) for key in SORTS] + [(f"-{key}", f"-{key}") for key i
 # Finished and cancelled events stay in the default lobby this long after their start.
 RECENT = timedelta(hours=12)
 # Still to play or in play; a partial index (Tournament.Meta) covers exactly these.
+# The prize pool the lobby shows and sorts by: what entrants paid in, or the guarantee.
+POOL = Greatest(F("prize_contributions"), F("guarantee"))
 IN_PLAY = ~Q(status__in=[Status.FINISHED, Status.CANCELLED])
 
 
@@ -80,7 +82,7 @@ class LobbyFilterForm(forms.Form):
         fields = SORTS[sort.lstrip("-")]
         if sort.startswith("-"):
             fields = tuple(f"-{field}" for field in fields)
-        return queryset.annotate(pool=Greatest(F("prize_contributions"), F("guarantee"))).order_by(*fields)
+        return queryset.annotate(pool=POOL).order_by(*fields)
 
     def error_message(self) -> str:
         """All problems in one sentence per field, for a 400 response."""

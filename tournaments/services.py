@@ -6,7 +6,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_log
+from tournaments.events import tournament_changed
 from tournaments.models import Status, Tournament
+from wallet.events import after_commit
 
 
 class TournamentError(Exception):
@@ -54,6 +56,7 @@ def tournament_save(*, tournament: Tournament, actor, changed: list[str], create
             actor=actor,
             data={"fields": changed},
         )
+        after_commit(tournament_changed, tournament_id=tournament.pk, created=created)
     return tournament
 
 
@@ -76,4 +79,5 @@ def tournament_clone(*, tournament: Tournament, actor, start: datetime) -> Tourn
         clone._state.adding = True
         clone.save()
         audit_log(action="tournaments.tournament.cloned", subject=clone, actor=actor, data={"from": tournament.pk})
+        after_commit(tournament_changed, tournament_id=clone.pk, created=True)
     return clone

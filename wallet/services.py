@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.models import AuditEntry
+from wallet.events import after_commit, balances_changed
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
 
@@ -210,6 +211,9 @@ def _short_of_funds(legs: list[Leg]) -> bool:
 
 def _write(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transfer]:
     _balances_move(legs)
+    owners = {account.owner_id for leg in legs for account in (leg.source, leg.destination)} - {None}
+    if owners:
+        after_commit(balances_changed, owner_ids=owners)
     return _journal(legs, keys=keys, actor=actor, memo=memo)
 
 

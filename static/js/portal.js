@@ -28,6 +28,8 @@
     });
   });
   document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); });
+  document.addEventListener("htmx:oobAfterSwap", function (event) { localise(event.detail.target || event.target); });
+  document.addEventListener("live:reloaded", function () { localise(document); });
   // A lobby row's registration button opens the viewer's card under the row, and closes it again.
   document.addEventListener("htmx:beforeRequest", function (event) {
     var button = event.detail.elt;
@@ -82,5 +84,92 @@
     tick();
     setInterval(tick, 250);
   });
-  document.addEventListener("htmx:afterSettle", function () { readServerTime(); tick(); });
+  ["htmx:afterSettle", "htmx:oobAfterSwap", "live:reloaded"].forEach(function (name) {
+    document.addEventListener(name, function () { readServerTime(); tick(); });
+  });
+})();
+
+// Live updates (lobby/live.py): one socket a page, to the groups it shows. A message
+// is HTML that htmx swaps in out of band, or JSON naming what to fetch again. When
+// the connection drops the page says so, reconnects with backoff and fetches its
+// content again: no message has to arrive for the page to be right.
+(function () {
+  "use strict";
+  var retries = 0;
+  var connected = false;
+
+  function groups() {
+    var body = document.body;
+    if (!body.hasAttribute("data-live")) return [];
+    var names = body.getAttribute("data-live").split(",").filter(Boolean);
+    var user = document.querySelector("[data-live-user]");
+    if (user) names.push("user-" + user.getAttribute("data-live-user"));
+    return names;
+  }
+
+  function show(state) {
+    document.body.setAttribute("data-live-state", state);
+    var banner = document.getElementById("live-status");
+    if (banner) banner.hidden = state !== "reconnecting";
+  }
+
+  function connect() {
+    var names = groups();
+    if (!names.length) return;
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + "/ws/live/?groups=" + encodeURIComponent(names.join(",")));
+    socket.onopen = function () {
+      retries = 0;
+      if (connected) reload(); // what changed while the page was not listening
+      connected = true;
+      show("open");
+    };
+    socket.onmessage = function (event) { receive(event.data); };
+    socket.onclose = function () {
+      if (connected) show("reconnecting");
+      // Backoff with jitter, so that a restarted server is not met by every page at once.
+      var delay = Math.min(30000, 1000 * Math.pow(2, retries)) * (0.5 + Math.random() / 2);
+      retries += 1;
+      setTimeout(connect, delay);
+    };
+  }
+
+  function receive(text) {
+    if (text.charAt(0) === "{") {
+      var command = JSON.parse(text);
+      if (command.reload) reload();
+      (command.refresh || []).forEach(refresh);
+      return;
+    }
+    window.htmx.swap(document.body, text, { swapStyle: "none" });
+  }
+
+  function refresh(id) {
+    var element = document.getElementById(id);
+    if (!element) return;
+    var url = element.getAttribute("data-refresh-url");
+    if (url) window.htmx.ajax("GET", url, { target: element, swap: "outerHTML" });
+    else reload();
+  }
+
+  // The page's content as it is now: the lobby's list (keeping the filters being
+  // typed), or the whole of any other page's main part.
+  function reload() {
+    if (document.getElementById("results")) {
+      window.htmx.ajax("GET", location.href, { target: "#results", swap: "innerHTML" });
+      return;
+    }
+    fetch(location.href, { credentials: "same-origin" })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+        var current = document.querySelector("main");
+        if (!fresh || !current) return;
+        current.replaceWith(fresh);
+        window.htmx.process(fresh);
+        document.dispatchEvent(new CustomEvent("live:reloaded"));
+      });
+  }
+
+  document.addEventListener("DOMContentLoaded", connect);
 })();

@@ -159,7 +159,7 @@ def test_danish_info_page_has_danish_headings_amounts_levels_and_breaks(client, 
     body = page(client, f"/da/tournaments/{main_event.pk}/")
     assert '<html lang="da">' in body
     assert "<title>Sunday Million · Pokerrum</title>" in body
-    assert '<span class="badge registering">Tilmelding åben</span>' in body
+    assert f'<span id="status-{main_event.pk}" class="badge registering">Tilmelding åben</span>' in body
     for heading in ("Turnering", "Tilmelding", "Præmier", "Blindstruktur", "Gældende regler"):
         assert f">{heading}" in body
     assert "<dt>Spil</dt><dd>Pot Limit Omaha</dd>" in body

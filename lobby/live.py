@@ -1,0 +1,102 @@
+"""Live updates (ARCHITECTURE, "Live updates"): what the services announce once a
+change is committed (tournaments.events, wallet.events) becomes messages to the
+groups pages subscribe to (tournaments.consumers), carried by static/js/portal.js.
+
+- Shared groups get rendered partials that htmx swaps in out of band: the lobby's
+  row of an event, and Tournament Info's status, entrants, prizes and clock. They
+  are rendered once per language, in UTC (the browser shows times in its own zone),
+  and at most once a second per event: a registration storm is one message a
+  second, the last one always showing the final state.
+- A player's own group gets only the names of what to fetch again (their
+  registration card, their balances): what is private is rendered for them alone,
+  by the request that fetches it.
+"""
+
+import datetime
+import json
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone, translation
+
+from lobby.views import lobby_row_html, tournament_live_html
+from tournaments.consumers import group_name
+from tournaments.events import entry_changed, tournament_changed
+from tournaments.models import Tournament
+from wallet.events import balances_changed
+
+# An event's shared groups hear of it at most this often.
+THROTTLE_SECONDS = 1
+
+
+def connect() -> None:
+    """Listen to the services' announcements (LobbyConfig.ready)."""
+    tournament_changed.connect(on_tournament_changed, dispatch_uid="lobby.live.tournament")
+    entry_changed.connect(on_entry_changed, dispatch_uid="lobby.live.entry")
+    balances_changed.connect(on_balances_changed, dispatch_uid="lobby.live.balances")
+
+
+def on_tournament_changed(sender, *, tournament_id: int, created: bool, **_):
+    if created:
+        # Where a new event goes depends on each viewer's filters: their page fetches its list again.
+        for language in _languages():
+            _send(group_name("lobby", language=language), json.dumps({"reload": True}))
+    if cache.add(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS):
+        tournament_publish(tournament_id)
+    elif cache.add(_trailing_key(tournament_id), True, timeout=THROTTLE_SECONDS * 5):
+        # Sent within the second: one more message at its end carries whatever changed since.
+        from lobby.tasks import tournament_publish_task  # the task calls this module
+
+        tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
+
+
+def tournament_publish_trailing(tournament_id: int) -> None:
+    """The message at the end of a throttled second (lobby.tasks)."""
+    cache.delete(_trailing_key(tournament_id))
+    cache.set(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS)
+    tournament_publish(tournament_id)
+
+
+def tournament_publish(tournament_id: int) -> None:
+    """Send the event's lobby row and Tournament Info parts, as they are now, to the
+    groups of every language."""
+    tournament = (
+        Tournament.objects.select_related("blind_structure", "satellite_target").filter(pk=tournament_id).first()
+    )
+    if tournament is None:
+        return
+    now = timezone.now()
+    for language in _languages():
+        with translation.override(language), timezone.override(datetime.UTC):
+            row = lobby_row_html(tournament_id)
+            info = tournament_live_html(tournament, now)
+        if row:
+            _send(group_name("lobby", language=language), row)
+        _send(group_name("tournament", language=language, tournament_id=tournament_id), info)
+
+
+def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):
+    _send(group_name("user", user_id=player_id), json.dumps({"refresh": [f"registration-{tournament_id}"]}))
+
+
+def on_balances_changed(sender, *, owner_ids: set[int], **_):
+    for owner_id in owner_ids:
+        _send(group_name("user", user_id=owner_id), json.dumps({"refresh": ["balances"]}))
+
+
+def _send(group: str, text: str) -> None:
+    async_to_sync(get_channel_layer().group_send)(group, {"type": "live.message", "text": text})
+
+
+def _languages() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def _sent_key(tournament_id: int) -> str:
+    return f"live:sent:{tournament_id}"
+
+
+def _trailing_key(tournament_id: int) -> str:
+    return f"live:trailing:{tournament_id}"

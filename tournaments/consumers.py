@@ -1,0 +1,84 @@
+"""The live socket: a page subscribes to the groups it shows (lobby.live sends to them).
+
+    /ws/live/?groups=lobby.en,user-7
+
+Groups: `lobby.<language>` and `tournament-<id>.<language>` (shared: rendered once
+per language, nothing private), `user-<id>` (the signed-in player's own: only
+theirs), `staff` (staff only). A subscription that is not allowed refuses the whole
+socket at the handshake (403); nothing is sent from it to the browser.
+"""
+
+import re
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from tournaments.models import Tournament
+
+LANGUAGES = frozenset(code for code, _name in settings.LANGUAGES)
+SHARED = re.compile(r"^(lobby|tournament-(?P<tournament>\d{1,18}))\.(?P<language>[a-z-]{2,7})$")
+PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
+# A page shows a handful of groups; more is not a page.
+MOST_GROUPS = 8
+# The close code of a refused subscription (the handshake itself gets HTTP 403).
+FORBIDDEN = 4403
+
+
+def group_name(kind: str, *, language: str = "", tournament_id: int | None = None, user_id: int | None = None) -> str:
+    """The name of a live group, as pages subscribe to it and lobby.live sends to it."""
+    if kind == "lobby":
+        return f"lobby.{language}"
+    if kind == "tournament":
+        return f"tournament-{tournament_id}.{language}"
+    if kind == "user":
+        return f"user-{user_id}"
+    return "staff"
+
+
+class LiveConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        query = parse_qs(self.scope["query_string"].decode("latin-1"))
+        wanted = [name for value in query.get("groups", []) for name in value.split(",") if name]
+        if not wanted or len(wanted) > MOST_GROUPS or not await self._allowed(wanted):
+            await self.close(code=FORBIDDEN)  # before accepting: the handshake is refused
+            return
+        self.groups_joined = sorted(set(wanted))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        """The socket only carries updates to the browser; what it sends is ignored."""
+
+    async def live_message(self, event):
+        await self.send(text_data=event["text"])
+
+    async def _allowed(self, groups: list[str]) -> bool:
+        user = self.scope.get("user")
+        tournaments = set()
+        for group in groups:
+            if shared := SHARED.match(group):
+                if shared["language"] not in LANGUAGES:
+                    return False
+                if shared["tournament"]:
+                    tournaments.add(int(shared["tournament"]))
+            elif private := PRIVATE.match(group):
+                # A player's own group only: private messages (a wallet, later hole cards) go there.
+                if user is None or not user.is_authenticated or int(private["user"]) != user.pk:
+                    return False
+            elif group == "staff":
+                if user is None or not user.is_authenticated or not user.is_staff:
+                    return False
+            else:
+                return False
+        return not tournaments or await self._tournaments_exist(tournaments)
+
+    @database_sync_to_async
+    def _tournaments_exist(self, ids: set[int]) -> bool:
+        return Tournament.objects.filter(pk__in=ids).count() == len(ids)

@@ -1,0 +1,9 @@
+"""What a change to a tournament tells the rest of the portal, once committed
+(wallet.events.after_commit): lobby.live turns it into live updates."""
+
+from django.dispatch import Signal
+
+# tournament_id, created: what the lobby and Tournament Info show of the event changed.
+tournament_changed = Signal()
+# tournament_id, player_id: a player's own entry changed (registration card, stack).
+entry_changed = Signal()
