@@ -176,6 +176,10 @@ else:
 # per-process cache, where a logout would not reach the other processes' copies.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
 CELERY_TASK_IGNORE_RESULT = True
+# Celery's Django fix-up closes the database connection around every task unless
+# this is set (then every this many tasks, and CONN_MAX_AGE rules): a new PostgreSQL
+# connection for each clock tick cost more than the tick.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"

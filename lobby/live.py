@@ -15,14 +15,12 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
 import datetime
 import json
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
 
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.consumers import group_name
+from tournaments.consumers import group_name, live_send
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import Tournament
 from wallet.events import balances_changed
@@ -38,13 +36,13 @@ def connect() -> None:
     balances_changed.connect(on_balances_changed, dispatch_uid="lobby.live.balances")
 
 
-def on_tournament_changed(sender, *, tournament_id: int, created: bool, **_):
+def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_only: bool = False, **_):
     if created:
         # Where a new event goes depends on each viewer's filters: their page fetches its list again.
         for language in _languages():
-            _send(group_name("lobby", language=language), json.dumps({"reload": True}))
+            live_send(group_name("lobby", language=language), json.dumps({"reload": True}))
     if cache.add(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS):
-        tournament_publish(tournament_id)
+        tournament_publish(tournament_id, clock_only=clock_only)
     elif cache.add(_trailing_key(tournament_id), True, timeout=THROTTLE_SECONDS * 5):
         # Sent within the second: one more message at its end carries whatever changed since.
         from lobby.tasks import tournament_publish_task  # the task calls this module
@@ -59,9 +57,9 @@ def tournament_publish_trailing(tournament_id: int) -> None:
     tournament_publish(tournament_id)
 
 
-def tournament_publish(tournament_id: int) -> None:
-    """Send the event's lobby row and Tournament Info parts, as they are now, to the
-    groups of every language."""
+def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
+    """Send the event's lobby row and Tournament Info parts (only the clock when
+    that is all that changed), as they are now, to the groups of every language."""
     tournament = (
         Tournament.objects.select_related("blind_structure", "satellite_target").filter(pk=tournament_id).first()
     )
@@ -70,24 +68,20 @@ def tournament_publish(tournament_id: int) -> None:
     now = timezone.now()
     for language in _languages():
         with translation.override(language), timezone.override(datetime.UTC):
-            row = lobby_row_html(tournament_id)
-            info = tournament_live_html(tournament, now)
+            row = "" if clock_only else lobby_row_html(tournament_id)
+            info = tournament_live_html(tournament, now, clock_only=clock_only)
         if row:
-            _send(group_name("lobby", language=language), row)
-        _send(group_name("tournament", language=language, tournament_id=tournament_id), info)
+            live_send(group_name("lobby", language=language), row)
+        live_send(group_name("tournament", language=language, tournament_id=tournament_id), info)
 
 
 def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):
-    _send(group_name("user", user_id=player_id), json.dumps({"refresh": [f"registration-{tournament_id}"]}))
+    live_send(group_name("user", user_id=player_id), json.dumps({"refresh": [f"registration-{tournament_id}"]}))
 
 
 def on_balances_changed(sender, *, owner_ids: set[int], **_):
     for owner_id in owner_ids:
-        _send(group_name("user", user_id=owner_id), json.dumps({"refresh": ["balances"]}))
-
-
-def _send(group: str, text: str) -> None:
-    async_to_sync(get_channel_layer().group_send)(group, {"type": "live.message", "text": text})
+        live_send(group_name("user", user_id=owner_id), json.dumps({"refresh": ["balances"]}))
 
 
 def _languages() -> list[str]:

@@ -23,7 +23,7 @@ from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
 from tournaments.models import EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
-from tournaments.rules.schedule import read_clock
+from tournaments.rules.schedule import Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services import TournamentError
 from wallet.events import after_commit
@@ -72,7 +72,7 @@ def tournament_advance(*, tournament_id: int, now: datetime) -> str:
     returns the status. A tournament below its minimum entrants at the start is
     cancelled with everything paid returned (rule 22)."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        tournament = _locked(tournament_id)
         if tournament.status in FINAL:
             return tournament.status
         before = _clock_state(tournament)
@@ -89,7 +89,7 @@ def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -
     if not reason:
         raise refuse("reason_required")
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        tournament = _locked(tournament_id)
         before = _clock_state(tournament)
         if tournament.status in FINAL or not _apply_due(tournament, now):
             raise refuse("not_running")
@@ -115,7 +115,7 @@ def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament
     """Start the clock again; everything still to come happens as much later as the
     pause lasted."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        tournament = _locked(tournament_id)
         if tournament.paused_at is None or tournament.status in FINAL:
             raise refuse("not_paused")
         before = _clock_state(tournament)
@@ -138,7 +138,7 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
     """The last table has finished its hand: the pending break begins at `at`, and
     the clock's wait for it moves everything after by as much (rule 17)."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().select_related("blind_structure").get(pk=tournament_id)
+        tournament = _locked(tournament_id)
         since = tournament.break_pending_since
         if since is None or tournament.status in FINAL:
             return
@@ -149,6 +149,17 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
         _begin_break(tournament, at)
         if _apply_due(tournament, max(at, tournament.clock_at)):
             _store(tournament, at, before)
+
+
+def _locked(tournament_id: int) -> Tournament:
+    """The tournament under its row lock, with its blind levels: the schedule is
+    built from them several times a call."""
+    return (
+        Tournament.objects.select_for_update(of=("self",))
+        .select_related("blind_structure")
+        .prefetch_related("blind_structure__levels")
+        .get(pk=tournament_id)
+    )
 
 
 def tables_playing(tournament: Tournament) -> bool:
@@ -193,12 +204,12 @@ def _apply_due(tournament: Tournament, now: datetime) -> bool:
     return True
 
 
-def _transitions(tournament: Tournament, now: datetime) -> list[Transition]:
+def _transitions(tournament: Tournament, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
     return transitions(
         start=tournament.scheduled_start,
         registration_opens_at=tournament.registration_opens_at,
         late_registration_closes_at=_late_registration_closes_at(tournament),
-        schedule=tournament_schedule(tournament, now),
+        schedule=schedule or tournament_schedule(tournament, now),
     )
 
 
@@ -259,9 +270,11 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
         tournament.save(update_fields=[*changed, "updated_at"])
-    if set(changed) - {"clock_at", "next_transition_at", "tick_at"}:
+    shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
+    if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
-        after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+        clock_only = shown <= {"level", "level_ends_at", "break_ends_at", "break_pending_since", "clock_stops"}
+        after_commit(tournament_changed, tournament_id=tournament.pk, created=False, clock_only=clock_only)
 
 
 def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:
@@ -298,7 +311,9 @@ def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = N
         tournament.break_ends_at = reading.on_break.ends_at if reading.on_break and not pending else None
     _lock_payouts(tournament, now, schedule, late_closes)
     upcoming = (
-        t.at for t in _transitions(tournament, now) if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
+        t.at
+        for t in _transitions(tournament, now, schedule)
+        if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
     )
     tournament.next_transition_at = next(upcoming, None)
 

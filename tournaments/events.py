@@ -3,7 +3,8 @@
 
 from django.dispatch import Signal
 
-# tournament_id, created: what the lobby and Tournament Info show of the event changed.
+# tournament_id, created, and clock_only (only the level, a countdown or a pause
+# changed: the lobby's row did not): what the lobby and Tournament Info show changed.
 tournament_changed = Signal()
 # tournament_id, player_id: a player's own entry changed (registration card, stack).
 entry_changed = Signal()

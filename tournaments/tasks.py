@@ -1,7 +1,7 @@
 """When to call the clock (tournaments.clock): a task at each tournament's next
 transition, and a sweep that catches up what a stopped worker missed."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from celery import shared_task
 from django.db.models import F, Q
@@ -9,6 +9,10 @@ from django.utils import timezone
 
 from tournaments.clock import FINAL, TICK_HORIZON, tournament_advance
 from tournaments.models import Tournament
+
+# A queued task this late is taken for lost with its worker: the sweep applies its
+# transition. Sooner, the sweep would race tasks merely waiting for a busy worker.
+LOST_AFTER = timedelta(seconds=5)
 
 
 @shared_task
@@ -20,17 +24,19 @@ def tournament_tick(tournament_id: int, due: str) -> None:
         # A worker whose clock runs ahead of the one that queued this: wait for it.
         tournament_tick.apply_async((tournament_id, due), eta=due_at)
         return
+    if not Tournament.objects.filter(pk=tournament_id, next_transition_at__lte=now).exists():
+        return  # applied already, by the sweep: one read instead of the clock's lock
     tournament_advance(tournament_id=tournament_id, now=now)
 
 
 @shared_task
 def tournaments_sweep() -> int:
-    """Advance every live tournament whose transition is overdue (its task was lost
-    with a worker, or never queued), or that is due soon with no task queued for
-    it; returns how many it advanced."""
+    """Advance every live tournament whose transition is well overdue (its task was
+    lost with a worker), or that is due soon with no task queued for it (advancing
+    queues one); returns how many it advanced."""
     now = timezone.now()
     looked_at = Tournament.objects.exclude(status__in=FINAL).filter(
-        Q(next_transition_at__lte=now)
+        Q(next_transition_at__lte=now - LOST_AFTER)
         | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
     )
     advanced = 0
