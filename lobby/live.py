@@ -6,7 +6,8 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
   row of an event, and Tournament Info's status, entrants, prizes and clock. They
   are rendered once per language, in UTC (the browser shows times in its own zone),
   and at most once a second per event: a registration storm is one message a
-  second, the last one always showing the final state.
+  second, the last one always showing the final state. Only for groups a socket
+  has joined lately: nothing is rendered for nobody.
 - A player's own group gets only the names of what to fetch again (their
   registration card, their balances): what is private is rendered for them alone,
   by the request that fetches it.
@@ -20,7 +21,7 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.consumers import group_name, live_send
+from tournaments.consumers import group_name, listened, live_send
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import Tournament
 from wallet.events import balances_changed
@@ -60,19 +61,23 @@ def tournament_publish_trailing(tournament_id: int) -> None:
 def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
     """Send the event's lobby row and Tournament Info parts (only the clock when
     that is all that changed), as they are now, to the groups of every language."""
+    lobbies = {language: group_name("lobby", language=language) for language in _languages()}
+    infos = {language: group_name("tournament", language=language, tournament_id=tournament_id) for language in lobbies}
+    audience = listened([*([] if clock_only else lobbies.values()), *infos.values()])
+    if not audience:
+        return
     tournament = (
         Tournament.objects.select_related("blind_structure", "satellite_target").filter(pk=tournament_id).first()
     )
     if tournament is None:
         return
     now = timezone.now()
-    for language in _languages():
+    for language, lobby in lobbies.items():
         with translation.override(language), timezone.override(datetime.UTC):
-            row = "" if clock_only else lobby_row_html(tournament_id)
-            info = tournament_live_html(tournament, now, clock_only=clock_only)
-        if row:
-            live_send(group_name("lobby", language=language), row)
-        live_send(group_name("tournament", language=language, tournament_id=tournament_id), info)
+            if lobby in audience and (row := lobby_row_html(tournament_id)):
+                live_send(lobby, row)
+            if infos[language] in audience:
+                live_send(infos[language], tournament_live_html(tournament, now, clock_only=clock_only))
 
 
 def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):

@@ -18,6 +18,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.core.cache import cache
 
 from tournaments.models import Tournament
 
@@ -28,6 +29,20 @@ PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
 MOST_GROUPS = 8
 # The close code of a refused subscription (the handshake itself gets HTTP 403).
 FORBIDDEN = 4403
+
+
+# A group somebody joined this recently is sent to; one nobody did is not rendered for.
+LISTENED_SECONDS = 3600
+
+
+def listened_key(group: str) -> str:
+    return f"live:listened:{group}"
+
+
+def listened(groups: list[str]) -> set[str]:
+    """Which of `groups` a socket joined in the last LISTENED_SECONDS (one cache read)."""
+    found = cache.get_many([listened_key(group) for group in groups])
+    return {group for group in groups if listened_key(group) in found}
 
 
 def group_name(kind: str, *, language: str = "", tournament_id: int | None = None, user_id: int | None = None) -> str:
@@ -94,6 +109,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         self.groups_joined = sorted(set(wanted))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        await cache.aset_many({listened_key(group): True for group in self.groups_joined}, timeout=LISTENED_SECONDS)
         await self.accept()
 
     async def disconnect(self, code):

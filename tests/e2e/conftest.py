@@ -6,10 +6,19 @@ must drive Debian's Chromium (PLAYWRIGHT_CHROMIUM, default /usr/bin/chromium): i
 own browser download is not available here.
 """
 
+import contextlib
 import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.db import connections
 
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",  # the tests run as root, where Chromium's sandbox refuses to start
@@ -47,27 +56,26 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def new_page(browser, live_server):
-    """Open pages in a fresh context on the live server: `new_page(java_script_enabled=False)`.
+class Pages:
+    """Fresh browser contexts on one server; any JavaScript error on a page, or a
+    failed request for one of its scripts or styles, fails the test."""
 
-    Any JavaScript error on a page, or a failed request for one of its scripts or
-    styles, fails the test.
-    """
-    contexts, problems = [], []
+    def __init__(self, browser, base_url: str):
+        self.browser, self.base_url = browser, base_url
+        self.contexts, self.problems = [], []
 
-    def open_page(**options):
-        context = browser.new_context(
-            base_url=live_server.url, timezone_id=BROWSER_TIME_ZONE, locale="en-GB", **options
+    def open(self, **options):
+        context = self.browser.new_context(
+            base_url=self.base_url, timezone_id=BROWSER_TIME_ZONE, locale="en-GB", **options
         )
         context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
+        self.contexts.append(context)
         page = context.new_page()
-        page.on("pageerror", lambda error: problems.append(f"JavaScript error: {error}"))
+        page.on("pageerror", lambda error: self.problems.append(f"JavaScript error: {error}"))
         page.on(
             "response",
             lambda response: (
-                problems.append(f"{response.status} for {response.url}")
+                self.problems.append(f"{response.status} for {response.url}")
                 if response.request.resource_type in {"script", "stylesheet"}
                 and not (response.ok or response.status == 304)  # 304: the browser's copy is current
                 else None
@@ -75,10 +83,77 @@ def new_page(browser, live_server):
         )
         return page
 
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not problems, problems
+    def close(self):
+        for context in self.contexts:
+            context.close()
+        assert not self.problems, self.problems
+
+
+@pytest.fixture
+def new_page(browser, live_server):
+    """Open pages in a fresh context on the live server: `new_page(java_script_enabled=False)`."""
+    pages = Pages(browser, live_server.url)
+    yield pages.open
+    pages.close()
+
+
+class AsgiServer:
+    """The ASGI application (HTTP and WebSocket) served by uvicorn, as the Procfile's
+    `ws` line does, in a subprocess on the test database: pytest-django's live server
+    speaks no WebSocket. Stop and start it again to drop every socket."""
+
+    def __init__(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        db = connections["default"].settings_dict
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "REDIS_URL": settings.REDIS_URL,
+        }
+        self.url = f"http://localhost:{self.port}"
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(  # noqa: S603  (our own application)
+            [
+                *(sys.executable, "-m", "uvicorn", "config.asgi:application"),
+                *("--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, "the ASGI server exited"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            assert time.monotonic() < deadline, "the ASGI server did not start"
+            time.sleep(0.1)
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=15)
+
+
+@pytest.fixture
+def asgi_server(transactional_db):
+    server = AsgiServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def asgi_page(browser, asgi_server):
+    """Open pages in a fresh context on the ASGI server, live updates included."""
+    pages = Pages(browser, asgi_server.url)
+    yield pages.open
+    pages.close()
 
 
 @pytest.fixture

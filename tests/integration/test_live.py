@@ -57,6 +57,11 @@ def people(player, other_player, staff):
     return {"player": player, "other": other_player, "staff": staff}
 
 
+def second_over(event) -> None:
+    """As if the second since the event's last live message had passed (lobby.live's throttle)."""
+    cache.delete(f"live:sent:{event.pk}")
+
+
 def funded(username: str):
     player = UserFactory(username=username)
     deposit_create(user=player, currency="EUR", amount=5_000, idempotency_key=f"fund-{username}")
@@ -168,6 +173,26 @@ def test_a_socket_from_another_site_is_refused(layer):
 # Which change reaches which group
 
 
+def test_nothing_is_rendered_for_a_group_nobody_joined(layer, event, django_capture_on_commit_callbacks):
+    from tournaments.consumers import listened
+
+    alice = funded("alice")
+
+    async def scenario():
+        info = await opened(f"tournament-{event.pk}.en")
+        await committed(
+            django_capture_on_commit_callbacks,
+            lambda: entry_register(tournament_id=event.pk, player=alice, now=timezone.now()),
+        )
+        assert await received(info, timeout=1)
+        await closed(info)
+
+    run(scenario)
+    assert listened([f"tournament-{event.pk}.en", f"tournament-{event.pk}.da", "lobby.en"]) == {
+        f"tournament-{event.pk}.en"
+    }
+
+
 def test_a_registration_updates_lobby_and_info_in_every_language_and_tells_only_the_player(
     layer, event, django_capture_on_commit_callbacks
 ):
@@ -255,7 +280,7 @@ def test_the_clock_and_a_pause_reach_tournament_info(layer, event, staff, django
     for player in (funded("alice"), funded("bob")):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now())
     Tournament.objects.filter(pk=event.pk).update(scheduled_start=timezone.now() - timedelta(seconds=1))
-    cache.clear()  # the registrations' second is over
+    second_over(event)
 
     async def scenario():
         info = await opened(f"tournament-{event.pk}.en")
@@ -266,7 +291,7 @@ def test_the_clock_and_a_pause_reach_tournament_info(layer, event, staff, django
         assert "Late registration" in started
         assert "Level 1" in started
         assert "data-countdown" in started
-        await sync_to_async(cache.clear)()  # past the second's throttle
+        await sync_to_async(second_over)(event)
         await committed(
             django_capture_on_commit_callbacks,
             lambda: tournament_pause(tournament_id=event.pk, actor=staff, reason="Deal talks", now=timezone.now()),
@@ -282,7 +307,7 @@ def test_the_clock_and_a_pause_reach_tournament_info(layer, event, staff, django
 def test_unregistering_tells_the_player_and_the_lobby(layer, event, django_capture_on_commit_callbacks):
     alice = funded("alice")
     entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
-    cache.clear()  # the registration's second is over
+    second_over(event)
     cookie = session_cookie(alice)
 
     async def scenario():

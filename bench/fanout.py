@@ -1,0 +1,206 @@
+"""How long until 2,000 browsers watching one tournament see its level change?
+
+The production stack for live updates: uvicorn serving `config.asgi` as the
+Procfile's `ws` line does (`--workers` = WS_CONCURRENCY, default 2 here: the sockets
+spread over the processes), channels-redis (`RedisPubSubChannelLayer`, Redis
+database 10, flushed first), PostgreSQL in a throwaway database, DEBUG off.
+
+N WebSocket clients (asyncio, in this process; N = 2,000 by default) subscribe to
+`tournament-<id>.en` at `/ws/live/`, as Tournament Info does. Then, once a round,
+this process changes the tournament's level and publishes it the way the clock
+does (lobby.live.tournament_publish: the clock card rendered, then sent to the
+group) and every client notes when the message arrives. Latency of a client: its
+arrival minus the moment the publish began. Per round: median, 99th percentile and
+last (the time until all N have it), and messages delivered per second per ASGI
+process (N over the last latency, over the processes). Rounds are a second apart.
+
+    uv run python bench/fanout.py [--clients 2000] [--processes 2] [--rounds 7]
+
+Ends with `RESULT fanout_all_ms` (the median over the rounds of the time until the
+last client had the update; target: under 1 second) and `RESULT fanout_p99_ms`.
+About 40 s.
+"""
+
+import argparse
+import asyncio
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if __name__ == "__main__":
+    # Run as a script, this file's folder comes first on sys.path and bench/lobby.py would hide the `lobby` app.
+    sys.path[0] = str(ROOT)
+
+import psycopg  # noqa: E402
+import redis  # noqa: E402
+import websockets  # noqa: E402
+
+from bench.harness import DATABASE_SERVER, free_port, stop, wait_ready, with_database  # noqa: E402
+
+BIN = Path(sys.executable).parent
+REDIS_URL = os.environ.get("BENCH_FANOUT_REDIS_URL", "redis://127.0.0.1:6379/10")
+CONNECTING_AT_ONCE = 200  # handshakes in flight: a burst of 2,000 would overflow the listen backlog
+
+
+def percentile(ordered: list[float], fraction: float) -> float:
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def seed() -> int:
+    from tests.factories import BlindStructureFactory, TournamentFactory
+
+    return TournamentFactory(blind_structure=BlindStructureFactory(), name="Fan-out Main Event").pk
+
+
+class Client:
+    """One browser's live socket, noting when each message arrives."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.arrivals: list[float] = []
+        self.socket = None
+
+    async def connect(self, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            self.socket = await websockets.connect(self.url, origin="http://127.0.0.1", open_timeout=60)
+
+    async def listen(self) -> None:
+        async for _message in self.socket:
+            self.arrivals.append(time.perf_counter())
+
+
+async def fan_out(args, port: int, tournament_id: int) -> list[dict]:
+    from asgiref.sync import sync_to_async
+
+    from lobby.live import tournament_publish
+    from tournaments.models import Tournament
+
+    url = f"ws://127.0.0.1:{port}/ws/live/?groups=tournament-{tournament_id}.en"
+    clients = [Client(url) for _ in range(args.clients)]
+    began = time.monotonic()
+    gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
+    await asyncio.gather(*(client.connect(gate) for client in clients))
+    print(f"{len(clients)} clients connected in {time.monotonic() - began:.1f} s")
+    listeners = [asyncio.create_task(client.listen()) for client in clients]
+
+    def level_change(level: int) -> float:
+        Tournament.objects.filter(pk=tournament_id).update(level=level)
+        published = time.perf_counter()
+        tournament_publish(tournament_id, clock_only=True)
+        return published
+
+    rounds = []
+    for number in range(1, args.rounds + 1):
+        published = await sync_to_async(level_change, thread_sensitive=False)(number)
+        deadline = time.perf_counter() + 30
+        while sum(len(c.arrivals) >= number for c in clients) < len(clients) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+        latencies = sorted(1000 * (c.arrivals[number - 1] - published) for c in clients if len(c.arrivals) >= number)
+        missing = len(clients) - len(latencies)
+        last = latencies[-1] if latencies else float("inf")
+        rounds.append(
+            {
+                "p50": percentile(latencies, 0.5),
+                "p99": percentile(latencies, 0.99),
+                "last": last,
+                "missing": missing,
+                "per_process": len(latencies) / (last / 1000) / args.processes,
+            }
+        )
+        print(
+            f"round {number}: p50 {rounds[-1]['p50']:.0f} ms, p99 {rounds[-1]['p99']:.0f} ms,"
+            f" last {last:.0f} ms, {missing} missed; {rounds[-1]['per_process']:.0f} messages/s per process"
+        )
+        await asyncio.sleep(1)
+    for task in listeners:
+        task.cancel()
+    await asyncio.gather(*(client.socket.close() for client in clients), return_exceptions=True)
+    return rounds
+
+
+def bench(args: argparse.Namespace, tmp: Path) -> int:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    tournament_id = seed()
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            *(str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)),
+            *("--workers", str(args.processes), "--log-level", "warning"),
+        ],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        start_new_session=True,
+    )
+    try:
+        wait_ready(port, server, timeout=60)
+        rounds = asyncio.run(fan_out(args, port, tournament_id))
+    finally:
+        stop(server)
+    # The first round also opens the publisher's connection to Redis: left out.
+    measured = rounds[1:] if len(rounds) > 1 else rounds
+    missed = sum(r["missing"] for r in measured)
+    all_ms = statistics.median(r["last"] for r in measured)
+    p99_ms = statistics.median(r["p99"] for r in measured)
+    p50_ms = statistics.median(r["p50"] for r in measured)
+    per_process = statistics.median(r["per_process"] for r in measured)
+    print(
+        f"{args.clients} clients on {args.processes} uvicorn processes, {len(measured)} rounds measured:"
+        f" p50 {p50_ms:.0f} ms, p99 {p99_ms:.0f} ms, all {all_ms:.0f} ms (medians over the rounds);"
+        f" {per_process:.0f} messages/s per ASGI process; {missed} messages missed"
+    )
+    print(f"RESULT fanout_all_ms {all_ms:.1f}")
+    print(f"RESULT fanout_p99_ms {p99_ms:.1f}")
+    return 1 if missed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=2000)
+    parser.add_argument("--processes", type=int, default=2, help="uvicorn worker processes (WS_CONCURRENCY)")
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+
+    database = f"portal_benchfanout_{os.getpid()}"
+    tmp = Path(tempfile.mkdtemp(prefix="portal-benchfanout-"))
+    (tmp / "static").mkdir()
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=with_database(DATABASE_SERVER, database),
+        REDIS_URL=REDIS_URL,
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        HTTPS="0",
+        DEBUG="0",
+        STATIC_ROOT=str(tmp / "static"),
+        LOG_LEVEL="WARNING",
+    )
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    admin = with_database(DATABASE_SERVER, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{database}"')
+    try:
+        return bench(args, tmp)
+    finally:
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
