@@ -9,6 +9,7 @@ minor units of `currency`; instants are ISO 8601 in UTC.
 
 from datetime import UTC
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -137,6 +138,25 @@ class DealsSerializer(serializers.Serializer):
     leave_for_winner = serializers.IntegerField(source="deal_leave_for_winner")
 
 
+class ClockSerializer(serializers.Serializer):
+    """What the clock reads now (tournaments.clock); a countdown runs from these instants."""
+
+    level = serializers.IntegerField(help_text="The level in play, or the last one begun; 0 before the start.")
+    level_ends_at = UtcDateTimeField(allow_null=True, help_text="Null on the last level, and while paused.")
+    break_ends_at = UtcDateTimeField(allow_null=True, help_text="Null unless on a break that has begun.")
+    paused = serializers.SerializerMethodField()
+    pause_reason = serializers.CharField()
+    postponed_from = UtcDateTimeField(allow_null=True, help_text="The first announced start, if postponed.")
+    server_time = serializers.SerializerMethodField(help_text="The server's clock, to correct the client's by.")
+
+    def get_paused(self, tournament) -> bool:
+        return tournament.paused_at is not None
+
+    @extend_schema_field({"type": "string", "format": "date-time"})
+    def get_server_time(self, tournament) -> str:
+        return UtcDateTimeField().to_representation(timezone.now())
+
+
 class TournamentDetailSerializer(serializers.Serializer):
     """Everything Tournament Info shows; the lobby row's fields keep their names."""
 
@@ -169,6 +189,7 @@ class TournamentDetailSerializer(serializers.Serializer):
     max_entrants = serializers.IntegerField(source="tournament.max_entrants")
 
     scheduled_start = UtcDateTimeField(source="tournament.scheduled_start")
+    clock = ClockSerializer(source="tournament")
     deadlines = DeadlinesSerializer(source="*")
     blind_structure = serializers.CharField(source="tournament.blind_structure.name")
     levels = LevelSerializer(many=True, source="schedule.levels")

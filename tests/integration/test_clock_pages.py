@@ -159,3 +159,19 @@ def test_paused_the_card_shows_the_reason_and_the_time_left_in_the_level(client,
     assert "Deal talks" in card
     assert "Left in the level" in card
     assert "data-countdown" not in card  # nothing counts down while paused
+
+
+# The API
+
+
+def test_the_api_gives_the_clock_with_the_servers_time(client, staff):
+    tournament = in_play(minutes_ago=25)
+    body = client.get(f"/api/v1/tournaments/{tournament.pk}/").json()
+    assert body["clock"]["level"] == 2
+    assert body["clock"]["level_ends_at"] == tournament.level_ends_at.isoformat().replace("+00:00", "Z")
+    assert body["clock"]["paused"] is False
+    assert body["clock"]["server_time"].endswith("Z")
+
+    tournament_pause(tournament_id=tournament.pk, actor=staff, reason="Deal talks", now=timezone.now())
+    paused = client.get(f"/api/v1/tournaments/{tournament.pk}/").json()["clock"]
+    assert (paused["paused"], paused["pause_reason"]) == (True, "Deal talks")
