@@ -3,10 +3,10 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
 
-from tournaments.models import Status, Tournament
+from tournaments.models import EntryStatus, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
@@ -159,6 +159,9 @@ class ClockView:
     next_level: Level | None
     # Paused: the time the level still had when the clock stopped.
     remaining: timedelta | None = None
+    # Once started: the players still in, and their average stack.
+    players_left: int = 0
+    average_stack: int = 0
 
 
 def tournament_clock(tournament: Tournament) -> ClockView:
@@ -170,11 +173,13 @@ def tournament_clock(tournament: Tournament) -> ClockView:
         return ClockView("over", level, None)
     if tournament.started_at is None:
         return ClockView("before", None, levels[0] if levels else None)
+    counted = tournament.entries.filter(status=EntryStatus.ACTIVE).aggregate(left=Count("id"), chips=Sum("chips"))
+    left = {"players_left": counted["left"], "average_stack": (counted["chips"] or 0) // max(counted["left"], 1)}
     if tournament.paused_at is not None:
         remaining = tournament.level_ends_at - tournament.paused_at if tournament.level_ends_at else None
-        return ClockView("paused", level, next_level, remaining)
+        return ClockView("paused", level, next_level, remaining, **left)
     if tournament.break_pending_since is not None:
-        return ClockView("break_pending", level, next_level)
+        return ClockView("break_pending", level, next_level, **left)
     if tournament.break_ends_at is not None:
-        return ClockView("break", level, next_level)
-    return ClockView("playing", level, next_level)
+        return ClockView("break", level, next_level, **left)
+    return ClockView("playing", level, next_level, **left)

@@ -137,6 +137,8 @@ def test_in_play_the_card_shows_the_level_its_end_and_the_next_level(client):
     assert "Next level" in page
     assert "40 / 80" in page
     assert 'data-server-now="' in page
+    assert '<dd class="players-left">2 / 2</dd>' in page
+    assert f'<dd class="average-stack">{tournament.starting_stack:,}</dd>' in page
 
 
 def test_on_a_break_the_card_counts_down_to_the_end_of_the_break(client):
