@@ -163,7 +163,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # Pub/Sub channels ignore Redis database numbers: the prefix keeps two
+            # portals (or test runs) on one Redis server, each on its own database, apart.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"portal{urlsplit(REDIS_URL).path.strip('/') or '0'}"},
         }
     }
     CELERY_BROKER_URL = REDIS_URL

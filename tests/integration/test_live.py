@@ -30,10 +30,7 @@ from wallet.services import deposit_create
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LAYERS = {
-    "redis": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [settings.REDIS_URL]},
-    },
+    "redis": settings.CHANNEL_LAYERS["default"],
     "memory": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
 }
 QUIET = 0.3  # seconds to wait to be sure nothing comes
