@@ -86,8 +86,19 @@ def accounts_around(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
     query: read ahead of a lock for accounts_get to take from, so that the lock is
     held for less. Safe to read early: an account's identity never changes, and
     transfers_create reads its balance again under the lock."""
-    around = Account.objects.filter(Q(owner_id=owner_id) | Q(owner=None, ref__in=[ref, ""]))
+    with connection.cursor() as cursor:
+        cursor.execute(AROUND, [owner_id, ref, ""])
+        around = [Account.from_db(connection.alias, ACCOUNT_FIELDS, row) for row in cursor.fetchall()]
     return {_spec(account): account for account in around}
+
+
+# Written out: every registration and unregistration reads these, and the ORM's
+# query took about 0.4 ms of CPU to build, this about 0.05 ms.
+ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
+AROUND = (
+    f"SELECT {', '.join(field.column for field in Account._meta.concrete_fields)} FROM {Account._meta.db_table}"  # noqa: S608 (names from the model)
+    " WHERE owner_id = %s OR (owner_id IS NULL AND ref IN (%s, %s))"
+)
 
 
 def _spec(account: Account) -> AccountSpec:
