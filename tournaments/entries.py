@@ -12,7 +12,7 @@ accounts, the purchases to refund), then write with as few statements as they ca
 the accounts' locks (a prize pool is as hot) last, just before the commit.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from audit.models import AuditEntry
 from audit.services import audit_log
 from tournaments.models import (
     ENTERED,
@@ -292,12 +293,7 @@ def _register(
                 idempotency_key=key or f"entry:{entry.pk}",
                 now=now,
                 accounts=accounts,
-            )
-            audit_log(
-                action="tournaments.entry.registered",
-                subject=entry,
-                actor=player,
-                data={"form": form, "late": entry.late, "tournament": tournament.pk},
+                audit=[_entry_audit("registered", entry, form=form, late=entry.late, tournament=tournament.pk)],
             )
     except _NotEntered:
         return _registered_before(terms.pk, player, key)
@@ -420,10 +416,28 @@ def _unregister(
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
-        refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts, purchases=purchases)
+        refunded = entry_refund(
+            tournament=tournament,
+            entry=entry,
+            now=now,
+            accounts=accounts,
+            purchases=purchases,
+            audit=[_entry_audit("unregistered", entry)],
+        )
         _tournament_count(tournament_id, entries=-1, contributions=-refunded)
-        audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
     return Receipt(entry, purchases)
+
+
+def _entry_audit(action: str, entry: Entry, **data) -> AuditEntry:
+    """The row audit_log writes for the player's `action` on their entry, unsaved: the
+    ledger writes it with its own rows, a statement less under the tournament's lock."""
+    return AuditEntry(
+        action=f"tournaments.entry.{action}",
+        actor=entry.player,
+        subject_type=Entry._meta.label_lower,
+        subject_id=str(entry.pk),
+        data=data,
+    )
 
 
 def _entry_end(tournament_id: int, *, player, now: datetime) -> Entry | None:
@@ -570,6 +584,7 @@ def purchase_create(
     now: datetime,
     source_account=None,
     accounts: Mapping[AccountSpec, Account] | None = None,
+    audit: Sequence[AuditEntry] = (),
 ) -> Purchase:
     price, fee, bounty = amounts
     currency = pool_currency(tournament)
@@ -610,7 +625,11 @@ def purchase_create(
     try:
         # The keys name the purchase made just now: no earlier transfer can hold them.
         transfers_create(
-            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=entry.player, keys_are_new=True
+            legs=legs,
+            idempotency_key_prefix=f"purchase:{purchase.pk}",
+            actor=entry.player,
+            keys_are_new=True,
+            audit=audit,
         )
     except InsufficientFunds as error:
         raise refuse("insufficient_funds") from error
@@ -692,6 +711,7 @@ def entry_refund(
     now: datetime,
     accounts: Mapping[AccountSpec, Account] | None = None,
     purchases: list[Purchase] | None = None,
+    audit: Sequence[AuditEntry] = (),
 ) -> int:
     """Reverse every purchase of the entry in the form it was paid; returns what
     left the prize pool. The caller holds the tournament's row lock.
@@ -700,7 +720,8 @@ def entry_refund(
     every account, in id order), each transfer keyed f"purchase:{id}:refund:{leg}";
     the accounts come from `accounts` (read ahead) or one query. `purchases`: the
     entry's unrefunded purchases as read before the lock; if they are no longer
-    all there is to refund, _StaleRead.
+    all there is to refund, _StaleRead. `audit`: the caller's rows for the ledger
+    to write with its own (see transfers_create).
     """
     if purchases is None:
         purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
@@ -708,23 +729,23 @@ def entry_refund(
         raise _StaleRead
     for purchase in purchases:
         purchase.entry = entry  # the row's own entry: spares loading it again
-    if purchases:
-        plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
-        found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
-        # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-        transfers_create(
-            legs=[
-                Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
-                for pk, leg, source, destination, amount in plan
-            ],
-            idempotency_key_prefix="purchase",
-            actor=entry.player,
-            keys_are_new=True,
-        )
-        for purchase in purchases:
-            if purchase.ticket_id is not None:
-                ticket_release(ticket_id=purchase.ticket_id)
-            purchase.refunded_at = now
+    plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
+    found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
+    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
+    transfers_create(
+        legs=[
+            Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
+            for pk, leg, source, destination, amount in plan
+        ],
+        idempotency_key_prefix="purchase",
+        actor=entry.player,
+        keys_are_new=True,
+        audit=audit,
+    )
+    for purchase in purchases:
+        if purchase.ticket_id is not None:
+            ticket_release(ticket_id=purchase.ticket_id)
+        purchase.refunded_at = now
     # Every purchase only an entry's end refunds: while the entry is active, one
     # unrefunded more than were read would be one bought since.
     if entry.purchases.filter(refunded_at=None).update(refunded_at=now) != len(purchases):

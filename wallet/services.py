@@ -1,7 +1,7 @@
 """Use cases that move value. Every one runs in one transaction."""
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
@@ -144,7 +144,13 @@ def transfer_create(
 
 
 def transfers_create(
-    *, legs: list[Leg], idempotency_key_prefix: str, actor=None, memo: str = "", keys_are_new: bool = False
+    *,
+    legs: list[Leg],
+    idempotency_key_prefix: str,
+    actor=None,
+    memo: str = "",
+    keys_are_new: bool = False,
+    audit: Sequence[AuditEntry] = (),
 ) -> list[Transfer]:
     """Move every leg or none, in the legs' order; each leg is one Transfer with one
     audit row.
@@ -159,9 +165,13 @@ def transfers_create(
     neither the look-up for a retry nor the savepoint that lets a race on the keys
     end in the first transfers is needed; a duplicate key then fails the caller's
     transaction. Honoured only inside a transaction.
+
+    `audit`: the caller's own audit rows (unsaved) for what the legs pay, written in
+    the INSERT of the transfers' own when the legs move (also when there are none);
+    a retry or a refusal writes none.
     """
     if not legs:
-        return []
+        return _journal(legs, keys=[], actor=actor, memo=memo, audit=audit)
     keys = _keys(legs, idempotency_key_prefix)
     keys_are_new = keys_are_new and transaction.get_connection().in_atomic_block
     if not keys_are_new:
@@ -173,7 +183,7 @@ def transfers_create(
         # rollback: so the refusal below is raised after the block.
         with transaction.atomic(savepoint=not keys_are_new):
             moved = _balances_move(legs)
-            transfers = _journal(legs, keys=keys, actor=actor, memo=memo) if moved else []
+            transfers = _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit) if moved else []
     except IntegrityError:
         if keys_are_new:
             raise
@@ -258,9 +268,9 @@ def _by_id_params(amounts: dict[int, int]) -> list[int]:
     return [value for row in amounts.items() for value in row]
 
 
-def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Transfer]:
+def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Sequence[AuditEntry]) -> list[Transfer]:
     """The legs' Transfer rows and the audit rows audit_log would write, one per
-    transfer, each kind in one INSERT."""
+    transfer, with the caller's `audit` rows: each kind in one INSERT."""
     now = timezone.now()
     transfers = [
         Transfer(
@@ -275,9 +285,10 @@ def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Tran
         )
         for leg, key in zip(legs, keys, strict=True)
     ]
-    made = {key: pk for pk, key in _rows_insert(transfers, TRANSFER_COLUMNS, returning="idempotency_key")}
-    for transfer in transfers:
-        transfer.pk = made[transfer.idempotency_key]
+    if transfers:
+        made = {key: pk for pk, key in _rows_insert(transfers, TRANSFER_COLUMNS, returning="idempotency_key")}
+        for transfer in transfers:
+            transfer.pk = made[transfer.idempotency_key]
     audit_actor = actor if actor is not None and actor.is_authenticated else None
     rows = [
         AuditEntry(
@@ -296,7 +307,10 @@ def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str) -> list[Tran
         )
         for leg, transfer in zip(legs, transfers, strict=True)
     ]
-    _rows_insert(rows, AUDIT_COLUMNS)
+    for row in audit:
+        row.created_at = now
+    if rows or audit:
+        _rows_insert([*rows, *audit], AUDIT_COLUMNS)
     return transfers
 
 

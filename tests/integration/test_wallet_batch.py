@@ -287,13 +287,14 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The accounts read ahead; then, under the lock: the tournament, the earlier entries,
-    # the entry, the purchase, the ledger's four, the tournament, the audit row (and a savepoint).
-    with django_assert_max_num_queries(13):
+    # The accounts and the event's terms read ahead; then, under the lock: the tournament,
+    # the entry, the purchase, the ledger's three (the audit rows in one INSERT), and the
+    # savepoint and its release.
+    with django_assert_max_num_queries(10):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The accounts read ahead; then the tournament, the entry, its purchases, the ledger's
-    # four, the refunded mark, the entry, the tournament, the audit row (and a savepoint).
-    with django_assert_max_num_queries(14):
+    # The accounts and the purchases read ahead; then, under the lock: the tournament, the
+    # entry, the ledger's three, the refunded mark, the tournament, the savepoint and its release.
+    with django_assert_max_num_queries(11):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
