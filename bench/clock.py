@@ -37,7 +37,6 @@ import math
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,7 +54,7 @@ if __name__ == "__main__":
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 
-from bench.harness import DATABASE_SERVER, stop, with_database  # noqa: E402
+from bench.harness import stop, throwaway_database  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_CLOCK_REDIS_URL", "redis://127.0.0.1:6379/11")
@@ -497,37 +496,28 @@ def main() -> int:
     args = parser.parse_args()
     began = time.monotonic()
 
-    database = f"portal_benchclock_{os.getpid()}"
-    tmp = Path(tempfile.mkdtemp(prefix="portal-benchclock-"))
-    (tmp / "static").mkdir()
-    for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
-        os.environ.pop(name, None)
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=with_database(DATABASE_SERVER, database),
-        REDIS_URL=REDIS_URL,
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        HTTPS="0",
-        STATIC_ROOT=str(tmp / "static"),
-        CELERY_CONCURRENCY=str(args.concurrency),
-        CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
-        PYTHONUNBUFFERED="1",
-        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `celery` is this venv's
-    )
-    admin = with_database(DATABASE_SERVER, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{database}"')
-    try:
+    with (
+        tempfile.TemporaryDirectory(prefix="portal-benchclock-") as tmp_dir,
+        throwaway_database(f"portal_benchclock_{os.getpid()}") as database_url,
+    ):
+        tmp = Path(tmp_dir)
+        (tmp / "static").mkdir()
+        for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
+            os.environ.pop(name, None)
+        os.environ.update(
+            DJANGO_SETTINGS_MODULE="config.settings",
+            DATABASE_URL=database_url,
+            REDIS_URL=REDIS_URL,
+            SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            HTTPS="0",
+            STATIC_ROOT=str(tmp / "static"),
+            CELERY_CONCURRENCY=str(args.concurrency),
+            CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
+            PYTHONUNBUFFERED="1",
+            PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `celery` is this venv's
+        )
         return bench(args, began, tmp)
-    finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

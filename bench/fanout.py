@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import secrets
-import shutil
 import statistics
 import subprocess
 import sys
@@ -38,11 +37,10 @@ if __name__ == "__main__":
     # Run as a script, this file's folder comes first on sys.path and bench/lobby.py would hide the `lobby` app.
     sys.path[0] = str(ROOT)
 
-import psycopg  # noqa: E402
 import redis  # noqa: E402
 import websockets  # noqa: E402
 
-from bench.harness import DATABASE_SERVER, free_port, stop, wait_ready, with_database  # noqa: E402
+from bench.harness import free_port, stop, throwaway_database, wait_ready  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_FANOUT_REDIS_URL", "redis://127.0.0.1:6379/10")
@@ -125,7 +123,7 @@ async def fan_out(args, port: int, tournament_id: int) -> list[dict]:
     return rounds
 
 
-def bench(args: argparse.Namespace, tmp: Path) -> int:
+def bench(args: argparse.Namespace) -> int:
     import django
 
     django.setup()
@@ -172,34 +170,24 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
 
-    database = f"portal_benchfanout_{os.getpid()}"
-    tmp = Path(tempfile.mkdtemp(prefix="portal-benchfanout-"))
-    (tmp / "static").mkdir()
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=with_database(DATABASE_SERVER, database),
-        REDIS_URL=REDIS_URL,
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        HTTPS="0",
-        DEBUG="0",
-        STATIC_ROOT=str(tmp / "static"),
-        LOG_LEVEL="WARNING",
-    )
     redis.Redis.from_url(REDIS_URL).flushdb()
-    admin = with_database(DATABASE_SERVER, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{database}"')
-    try:
-        return bench(args, tmp)
-    finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        shutil.rmtree(tmp, ignore_errors=True)
+    with (
+        tempfile.TemporaryDirectory(prefix="portal-benchfanout-") as tmp_dir,
+        throwaway_database(f"portal_benchfanout_{os.getpid()}") as database_url,
+    ):
+        (Path(tmp_dir) / "static").mkdir()
+        os.environ.update(
+            DJANGO_SETTINGS_MODULE="config.settings",
+            DATABASE_URL=database_url,
+            REDIS_URL=REDIS_URL,
+            SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            HTTPS="0",
+            DEBUG="0",
+            STATIC_ROOT=str(Path(tmp_dir) / "static"),
+            LOG_LEVEL="WARNING",
+        )
+        return bench(args)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,42 @@
 """What the benchmarks share: where PostgreSQL is, free ports, and servers started
 and stopped cleanly."""
 
+import contextlib
 import http.client
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
 
 DATABASE_SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
 
 
 def with_database(url: str, name: str) -> str:
     return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+@contextlib.contextmanager
+def throwaway_database(name: str) -> Iterator[str]:
+    """Database `name` on DATABASE_SERVER for one run; dropped on the way out, after
+    this process's Django connections to it are closed. Yields its address."""
+    admin = with_database(DATABASE_SERVER, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(DATABASE_SERVER, name)
+    finally:
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def free_port() -> int:

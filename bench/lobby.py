@@ -29,7 +29,6 @@ import contextlib
 import os
 import random
 import secrets
-import shutil
 import sys
 import tempfile
 import time
@@ -41,9 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this file's folder comes first on sys.path and its name would hide the `lobby` app.
 sys.path[0] = str(ROOT)
 
-import psycopg  # noqa: E402
 
-from bench.harness import DATABASE_SERVER, with_database  # noqa: E402
+from bench.harness import DATABASE_SERVER, throwaway_database, with_database  # noqa: E402
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
 TOURNAMENTS = 10_000
@@ -364,22 +362,10 @@ def main() -> int:
     began = time.monotonic()
 
     database = f"portal_bench_{os.getpid()}"
-    tmp = Path(tempfile.mkdtemp(prefix="portal-bench-"))
-    configure(database, tmp / "static")
-    admin = with_database(DATABASE_SERVER, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{database}"')
-    try:
+    with tempfile.TemporaryDirectory(prefix="portal-bench-") as tmp, throwaway_database(database):
+        configure(database, Path(tmp) / "static")
         bench(args, began, database)
         return 0
-    finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

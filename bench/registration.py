@@ -36,7 +36,6 @@ import argparse
 import http.client
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,7 +51,7 @@ if __name__ == "__main__":
 
 import psycopg  # noqa: E402
 
-from bench.harness import DATABASE_SERVER, free_port, stop, wait_ready, with_database  # noqa: E402
+from bench.harness import free_port, stop, throwaway_database, wait_ready  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -523,35 +522,23 @@ def main() -> int:
     began = time.monotonic()
 
     database = f"portal_benchreg_{os.getpid()}"
-    tmp = Path(tempfile.mkdtemp(prefix="portal-benchreg-"))
-    (tmp / "static").mkdir()  # nothing is served from it; WhiteNoise only wants it to exist
-    os.environ.pop("DEBUG", None)
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=with_database(DATABASE_SERVER, database),
-        REDIS_URL=REDIS_URL,
-        BENCH_KEY_PREFIX=database,
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        HTTPS="0",
-        DEBUG="0",
-        STATIC_ROOT=str(tmp / "static"),
-        LOG_LEVEL="WARNING",
-    )
-    admin = with_database(DATABASE_SERVER, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{database}"')
-    try:
+    with tempfile.TemporaryDirectory(prefix="portal-benchreg-") as tmp, throwaway_database(database) as database_url:
+        (Path(tmp) / "static").mkdir()  # nothing is served from it; WhiteNoise only wants it to exist
+        os.environ.pop("DEBUG", None)
+        os.environ.update(
+            DJANGO_SETTINGS_MODULE="config.settings",
+            DATABASE_URL=database_url,
+            REDIS_URL=REDIS_URL,
+            BENCH_KEY_PREFIX=database,
+            SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            HTTPS="0",
+            DEBUG="0",
+            STATIC_ROOT=str(Path(tmp) / "static"),
+            LOG_LEVEL="WARNING",
+        )
         bench(args, began, database)
         return 0
-    finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
