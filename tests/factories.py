@@ -54,3 +54,19 @@ class TournamentFactory(factory.django.DjangoModelFactory):
     buy_in = 1000
     fee = 100
     status = "registering"
+
+
+def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
+    """`count` new players, each funded with one entry's price and registered: enough
+    for an event to start (its minimum is 2 by default)."""
+    from tournaments.entries import entry_register
+    from wallet.services import deposit_create
+
+    players = []
+    for _ in range(count):
+        player = UserFactory()
+        price = tournament.buy_in + tournament.fee
+        deposit_create(user=player, currency=tournament.currency, amount=price, idempotency_key=f"fund-{player.pk}")
+        entry_register(tournament_id=tournament.pk, player=player, now=now or timezone.now())
+        players.append(player)
+    return players

@@ -9,11 +9,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.clock import tournament_advance
-from tournaments.entries import entry_register
 from tournaments.models import BreakPolicyKind
-from wallet.services import deposit_create
 
 
 @pytest.fixture
@@ -31,10 +29,7 @@ def started(transactional_db):
         break_minutes=0,
         break_seconds=3,
     )
-    for _ in range(2):
-        player = UserFactory()
-        deposit_create(user=player, currency="EUR", amount=1_100, idempotency_key=f"fund-{player.pk}")
-        entry_register(tournament_id=tournament.pk, player=player, now=timezone.now())
+    entrants(tournament)
     wait_for(start)
     tournament_advance(tournament_id=tournament.pk, now=timezone.now())
     return tournament

@@ -8,14 +8,13 @@ import pytest
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.cancellation import tournament_postpone
 from tournaments.clock import tournament_advance, tournament_pause, tournament_resume
-from tournaments.entries import entry_register
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services import TournamentError
 from tournaments.tasks import tournaments_sweep
-from wallet.services import deposit_create, wallet_account
+from wallet.services import wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -39,10 +38,7 @@ def event(**fields) -> Tournament:
         "status": Status.ANNOUNCED,
     } | fields
     tournament = TournamentFactory(**fields)
-    for _ in range(2):
-        player = UserFactory()
-        deposit_create(user=player, currency="EUR", amount=1_100, idempotency_key=f"fund-{player.pk}")
-        entry_register(tournament_id=tournament.pk, player=player, now=START - timedelta(hours=1))
+    entrants(tournament, now=START - timedelta(hours=1))
     return tournament
 
 

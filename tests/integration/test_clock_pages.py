@@ -8,13 +8,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tests.integration.test_admin_cancel import CHANGELIST, confirm, grant, run_action, shown_messages
 from tournaments.cancellation import tournament_postpone
 from tournaments.clock import tournament_advance, tournament_pause
-from tournaments.entries import entry_register
 from tournaments.models import BreakPolicyKind, Status, Tournament
-from wallet.services import deposit_create
 
 pytestmark = pytest.mark.django_db
 
@@ -27,10 +25,7 @@ def in_play(minutes_ago: float = 5, **fields) -> Tournament:
     tournament = TournamentFactory(
         blind_structure=BlindStructureFactory(), name="Nightly 11", scheduled_start=now + timedelta(minutes=1), **fields
     )
-    for _ in range(2):
-        player = UserFactory()
-        deposit_create(user=player, currency="EUR", amount=1_100, idempotency_key=f"fund-{player.pk}")
-        entry_register(tournament_id=tournament.pk, player=player, now=now)
+    entrants(tournament, now=now)
     Tournament.objects.filter(pk=tournament.pk).update(scheduled_start=now - timedelta(minutes=minutes_ago))
     tournament_advance(tournament_id=tournament.pk, now=now)
     tournament.refresh_from_db()

@@ -21,13 +21,11 @@ from django.db import connection
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.clock import tournament_pause, tournament_resume
-from tournaments.entries import entry_register
 from tournaments.models import BreakPolicyKind, Tournament
 from tournaments.rules.lifecycle import transitions
 from tournaments.selectors import tournament_deadlines, tournament_schedule
-from wallet.services import deposit_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -125,10 +123,7 @@ def test_a_real_worker_runs_the_clock_and_survives_a_kill(worker, staff):
         break_minutes=0,
         break_seconds=3,
     )
-    for _ in range(2):
-        player = UserFactory()
-        deposit_create(user=player, currency="EUR", amount=1_100, idempotency_key=f"fund-{player.pk}")
-        entry_register(tournament_id=tournament.pk, player=player, now=timezone.now())
+    entrants(tournament)
     # Nothing else tells the worker: its sweep finds the new event and queues its start.
 
     def at(seconds: float) -> datetime:
