@@ -15,6 +15,7 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
 
 import datetime
 import json
+import time
 
 from django.conf import settings
 from django.core.cache import cache
@@ -28,6 +29,10 @@ from wallet.events import balances_changed
 
 # An event's shared groups hear of it at most this often.
 THROTTLE_SECONDS = 1
+# A queued end-of-second message is taken to carry changes until this long before it is due.
+CARRY_MARGIN_SECONDS = 0.1
+# In this process: until when, by event, the end-of-second message it queued carries any change.
+_carried_until: dict[int, float] = {}
 
 
 def connect() -> None:
@@ -42,6 +47,8 @@ def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_on
         # Where a new event goes depends on each viewer's filters: their page fetches its list again.
         for language in _languages():
             live_send(group_name("lobby", language=language), json.dumps({"reload": True}))
+    if time.monotonic() < _carried_until.get(tournament_id, 0.0):
+        return  # the message this process queued for the end of the second carries it: no Redis round trip
     if cache.add(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS):
         tournament_publish(tournament_id, clock_only=clock_only)
     elif cache.add(_trailing_key(tournament_id), True, timeout=THROTTLE_SECONDS * 5):
@@ -49,6 +56,8 @@ def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_on
         from lobby.tasks import tournament_publish_task  # the task calls this module
 
         tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
+        # It renders when it runs, so it carries every change committed until then.
+        _carried_until[tournament_id] = time.monotonic() + THROTTLE_SECONDS - CARRY_MARGIN_SECONDS
 
 
 def tournament_publish_trailing(tournament_id: int) -> None:

@@ -9,6 +9,8 @@ socket at the handshake (403); nothing is sent from it to the browser.
 """
 
 import asyncio
+import collections
+import logging
 import os
 import re
 import threading
@@ -21,6 +23,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 from tournaments.models import Tournament
+
+logger = logging.getLogger(__name__)
 
 LANGUAGES = frozenset(code for code, _name in settings.LANGUAGES)
 SHARED = re.compile(r"^(lobby|tournament-(?P<tournament>\d{1,18}))\.(?P<language>[a-z-]{2,7})$")
@@ -84,18 +88,38 @@ class _SendingLoop:
 _sending = _SendingLoop()
 
 
+_outbox: collections.deque[tuple[str, str]] = collections.deque()
+_flushing = threading.Lock()  # held from the moment a flush is asked for until it has taken the outbox
+
+
 def live_send(group: str, text: str) -> None:
-    """Send `text` to every socket of `group`, from synchronous code."""
-    message = {"type": "live.message", "text": text}
-    loop = _sending.get()
+    """Send `text` to every socket of `group`, from synchronous code, without waiting
+    for it: messages leave in the order given, a burst of them on one wake-up of the
+    sending loop (each wake-up costs the caller's thread more than the sending)."""
+    _outbox.append((group, text))
+    if _flushing.acquire(blocking=False):
+        asyncio.run_coroutine_threadsafe(_flush(), _sending.get())
+
+
+_draining = False  # only touched on the sending loop
+
+
+async def _flush() -> None:
+    global _draining  # noqa: PLW0603  (the loop's own state; one loop a process)
+    _flushing.release()  # from here on, a message added asks for another flush
+    if _draining:
+        return  # the drain under way sends it, in order
+    _draining = True
     try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:  # called without a thread of its own on the loop: it cannot be waited for
-        loop.create_task(get_channel_layer().group_send(group, message))
-        return
-    asyncio.run_coroutine_threadsafe(get_channel_layer().group_send(group, message), loop).result(timeout=10)
+        layer = get_channel_layer()
+        while _outbox:
+            group, text = _outbox.popleft()
+            try:
+                await layer.group_send(group, {"type": "live.message", "text": text})
+            except Exception:
+                logger.exception("A live message to %s was not sent", group)
+    finally:
+        _draining = False
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
