@@ -188,6 +188,9 @@ CELERY_TASK_IGNORE_RESULT = True
 # this is set (then every this many tasks, and CONN_MAX_AGE rules): a new PostgreSQL
 # connection for each clock tick cost more than the tick.
 CELERY_DB_REUSE_MAX = 1000
+# How long the worker's ETA timer may sleep between looks at its schedule: by
+# default a second, so a tick could run up to a second late.
+CELERY_WORKER_TIMER_PRECISION = 0.05
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"

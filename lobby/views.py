@@ -27,11 +27,13 @@ from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.selectors import (
     LOBBY_FIELDS,
+    chip_leaders,
     tournament_clock,
     tournament_deadlines,
     tournament_list_for_lobby,
     tournament_payouts,
     tournament_schedule,
+    tournament_tables,
 )
 from wallet.models import Currency
 
@@ -338,6 +340,8 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
         "now": now,
         "clock": tournament_clock(tournament),
+        "tables": tournament_tables(tournament) if tournament.started_at else [],
+        "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
     }
 
 
@@ -349,7 +353,8 @@ def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = Fals
         return render_to_string("lobby/clock_card.html", context)
     context = {**_info_live_context(tournament, now), "oob": True}
     return "".join(
-        render_to_string(f"lobby/tournament_info.html#{part}", context) for part in ("status", "entrants", "prizes")
+        render_to_string(f"lobby/tournament_info.html#{part}", context)
+        for part in ("status", "entrants", "prizes", "tables")
     ) + render_to_string("lobby/clock_card.html", context)
 
 

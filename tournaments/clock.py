@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy
 from audit.services import audit_log
 from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
+from tournaments.floor import floor_draw
 from tournaments.models import EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Schedule, read_clock
@@ -232,6 +233,7 @@ def _start(tournament: Tournament) -> None:
     ).values_list("ticket_id", flat=True)
     for ticket_id in tickets:
         ticket_consume(ticket_id=ticket_id)
+    floor_draw(tournament)
     audit_log(
         action="tournaments.tournament.started",
         subject=tournament,

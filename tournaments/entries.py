@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy
 from audit.models import AuditEntry
 from audit.services import audit_log
 from tournaments.events import entry_changed, tournament_changed
+from tournaments.floor import floor_seat_late
 from tournaments.models import (
     ENTERED,
     BountyKind,
@@ -301,6 +302,8 @@ def _register(
                 accounts=accounts,
                 audit=[_entry_audit("registered", entry, form=form, late=entry.late, tournament=tournament.pk)],
             )
+            if entry.late:
+                floor_seat_late(tournament.pk, entry)  # after the draw; before it, the draw seats the entry
             _tell(tournament.pk, player)
     except _NotEntered:
         return _registered_before(terms.pk, player, key)

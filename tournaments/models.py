@@ -555,6 +555,23 @@ class EntryStatus(models.TextChoices):
 ENTERED = [EntryStatus.ACTIVE, EntryStatus.ELIMINATED]
 
 
+class Table(models.Model):
+    """A table of a tournament (rules 4, 5, 16): its players are the entries seated at it."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="tables")
+    number = models.PositiveSmallIntegerField(_("table"))
+    # The seat with the button for the hand in play, or the next one.
+    button = models.PositiveSmallIntegerField(null=True, blank=True)
+    broken_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="table_number_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} table {self.number}"
+
+
 class Entry(models.Model):
     """A player's one entry in a tournament (rule 9). Unregistered entries stay as
     history; the player may register again."""
@@ -572,13 +589,19 @@ class Entry(models.Model):
     late = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Where the floor engine seated the entry (tournaments.floor); the balancing
+    # moves it counts prefer a player moved fewer times (rule 16).
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="entries")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    times_moved = models.PositiveSmallIntegerField(default=0, db_default=0)
 
     class Meta:
         verbose_name_plural = "entries"
         constraints = [
             models.UniqueConstraint(
                 fields=["tournament", "player"], condition=Q(status__in=ENTERED), name="one_entry_per_player"
-            )
+            ),
+            models.UniqueConstraint(fields=["table", "seat"], condition=Q(table__isnull=False), name="one_per_seat"),
         ]
         indexes = [models.Index(fields=["player", "status"])]
 

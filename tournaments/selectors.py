@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
 
-from tournaments.models import EntryStatus, Status, Tournament
+from tournaments.models import Entry, EntryStatus, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
@@ -19,6 +19,7 @@ from tournaments.rules.schedule import (
     build_schedule,
     deadlines,
 )
+from tournaments.rules.seating import blinds
 
 
 def clock_stops(tournament: Tournament, now: datetime) -> list[Stop]:
@@ -183,3 +184,47 @@ def tournament_clock(tournament: Tournament) -> ClockView:
     if tournament.break_ends_at is not None:
         return ClockView("break", level, next_level, **left)
     return ClockView("playing", level, next_level, **left)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    player: str
+    chips: int
+    role: str  # "button", "small_blind", "big_blind" or ""
+
+
+@dataclass(frozen=True)
+class TableView:
+    number: int
+    seats: list[SeatView]
+
+
+def tournament_tables(tournament: Tournament) -> list[TableView]:
+    """Each table in play: its players by seat, their stacks, the button and the
+    blinds of the hand in play or the next (rules 5, 14)."""
+    seated = (
+        Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
+        .order_by("table__number", "seat")
+        .values_list("table__number", "table__button", "seat", "player__screen_name", "chips")
+    )
+    by_table: dict[int, list] = {}
+    buttons: dict[int, int | None] = {}
+    for number, button, seat, name, chips in seated:
+        by_table.setdefault(number, []).append((seat, name, chips))
+        buttons[number] = button
+    views = []
+    for number, rows in by_table.items():
+        occupied = [seat for seat, _name, _chips in rows]
+        roles = {}
+        if buttons[number] in occupied and len(occupied) > 1:
+            small, big = blinds(occupied, buttons[number])
+            roles = {big: "big_blind", small: "small_blind", buttons[number]: "button"}
+        seats = [SeatView(seat, name, chips, roles.get(seat, "")) for seat, name, chips in rows]
+        views.append(TableView(number, seats))
+    return views
+
+
+def chip_leaders(tournament: Tournament, count: int = 3) -> list[tuple[str, int]]:
+    leaders = tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("-chips", "pk")[:count]
+    return list(leaders.values_list("player__screen_name", "chips"))
