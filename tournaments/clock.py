@@ -22,7 +22,7 @@ from audit.services import audit_log
 from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
 from tournaments.floor import floor_draw
-from tournaments.models import EntryStatus, Purchase, Status, Tournament
+from tournaments.models import CLOCK_STATE, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
@@ -44,14 +44,7 @@ CLOCK_FIELDS = (
     "started_at",
     "late_registration_closed_at",
     "payouts_locked_at",
-    "clock_stops",
-    "paused_at",
-    "pause_reason",
-    "break_pending_since",
-    "clock_at",
-    "level",
-    "level_ends_at",
-    "break_ends_at",
+    *CLOCK_STATE,
     "next_transition_at",
     "tick_at",
 )

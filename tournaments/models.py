@@ -555,6 +555,19 @@ class EntryStatus(models.TextChoices):
 ENTERED = [EntryStatus.ACTIVE, EntryStatus.ELIMINATED]
 
 
+# The clock's own fields (tournaments.clock): what stopped it, and what it reads now.
+CLOCK_STATE = (
+    "clock_stops",
+    "paused_at",
+    "pause_reason",
+    "break_pending_since",
+    "clock_at",
+    "level",
+    "level_ends_at",
+    "break_ends_at",
+)
+
+
 class Table(models.Model):
     """A table of a tournament (rules 4, 5, 16): its players are the entries seated at it."""
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from audit.services import audit_log
 from tournaments.events import tournament_changed
-from tournaments.models import Status, Tournament
+from tournaments.models import CLOCK_STATE, Status, Tournament
 from wallet.events import after_commit
 
 
@@ -27,14 +27,7 @@ CLONE_RESETS = (
     "first_elimination_at",
     "payouts_locked_at",
     "postponed_from",
-    "clock_stops",
-    "paused_at",
-    "pause_reason",
-    "break_pending_since",
-    "clock_at",
-    "level",
-    "level_ends_at",
-    "break_ends_at",
+    *CLOCK_STATE,
 )
 
 
