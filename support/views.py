@@ -8,18 +8,15 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from audit.models import AuditEntry
-from audit.services import audit_log
 from lobby.templatetags.poker import money
 from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm, minor_units
-from wallet.models import Currency, Ticket, TransferReason
+from wallet.models import Currency, TransferReason
 from wallet.selectors import wallet_balance, wallet_history, wallet_summary
 from wallet.services import InsufficientFunds, WalletError, deposit_create, staff_adjust, tmoney_issue
 from wallet.tickets import ticket_issue
@@ -28,7 +25,6 @@ SEARCH_LIMIT = 50
 HISTORY_SHOWN = 25
 REASON_LABELS = dict(TransferReason.choices)
 FORMS = {"deposit": DepositForm, "adjust": AdjustForm, "tmoney": TMoneyForm, "ticket": TicketForm}
-TICKET_REQUEST_ACTION = "support.ticket.issue_requested"
 
 
 def staff_required(view):
@@ -153,8 +149,8 @@ def ticket(request, pk: int):
         data = form.cleaned_data
         value = minor_units(data["value"])
         try:
-            _ticket_issue_once(
-                key=form.ledger_key("ticket"),
+            ticket_issue(
+                idempotency_key=form.ledger_key("ticket"),
                 owner=player,
                 value=value,
                 currency=data["currency"],
@@ -170,32 +166,6 @@ def ticket(request, pk: int):
                 request, player, _("Issued a ticket worth %(value)s.") % {"value": money(value, data["currency"])}
             )
     return _wallet_page(request, player, ticket=form)
-
-
-def _ticket_issue_once(*, key: str, owner, actor, reason: str, **ticket) -> Ticket:
-    """wallet.tickets.ticket_issue, at most once per key.
-
-    A ticket has no idempotency key of its own (yet): the request's key is recorded
-    in an audit row in the ticket's transaction, and requests with one key are
-    serialised on a transaction-scoped advisory lock (SQLite's IMMEDIATE
-    transactions serialise all writers anyway), so the second of a double submit
-    finds the first's row and issues nothing.
-    """
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
-        earlier = AuditEntry.objects.filter(action=TICKET_REQUEST_ACTION, data__idempotency_key=key).first()
-        if earlier is not None:
-            issued = Ticket.objects.get(pk=earlier.subject_id)
-            if (issued.owner_id, issued.value, issued.currency) != (owner.pk, ticket["value"], ticket["currency"]):
-                raise WalletError(_("This request key was already used for a different ticket."))
-            return issued
-        issued = ticket_issue(owner=owner, actor=actor, reason=reason, **ticket)
-        audit_log(
-            action=TICKET_REQUEST_ACTION, subject=issued, actor=actor, reason=reason, data={"idempotency_key": key}
-        )
-        return issued
 
 
 def _player(pk: int):

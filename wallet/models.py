@@ -121,6 +121,8 @@ class Ticket(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The issuing request's key: a retried request issues no second ticket.
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
 
     class Meta:
         indexes = [models.Index(fields=["owner", "status"])]

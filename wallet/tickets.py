@@ -3,7 +3,7 @@ consumed when the tournament starts, expired at their date."""
 
 from datetime import datetime
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
@@ -13,27 +13,65 @@ from wallet.services import WalletError
 
 
 def ticket_issue(
-    *, owner, value: int, currency: str, expires_at: datetime, actor=None, reason: str = "", tournament_ref=None
+    *,
+    owner,
+    value: int,
+    currency: str,
+    expires_at: datetime,
+    actor=None,
+    reason: str = "",
+    tournament_ref=None,
+    idempotency_key: str | None = None,
 ) -> Ticket:
+    """A ticket for `owner`; with an idempotency key, a retry returns the first
+    request's ticket, also when the two race."""
     if value <= 0:
         raise WalletError(_("A ticket must be worth something."))
-    with transaction.atomic():
-        ticket = Ticket.objects.create(
-            owner=owner,
-            value=value,
-            currency=currency,
-            expires_at=expires_at,
-            tournament_ref=tournament_ref,
-            issued_by=actor,
-            reason=reason,
-        )
-        audit_log(
-            action="wallet.ticket.issued",
-            subject=ticket,
-            actor=actor,
-            reason=reason,
-            data={"owner": owner.pk, "value": value, "currency": currency, "tournament": tournament_ref},
-        )
+    if idempotency_key and (earlier := Ticket.objects.filter(idempotency_key=idempotency_key).first()):
+        return _same_ticket(earlier, owner=owner, value=value, currency=currency)
+    try:
+        with transaction.atomic():
+            return _ticket_create(
+                owner=owner,
+                value=value,
+                currency=currency,
+                expires_at=expires_at,
+                actor=actor,
+                reason=reason,
+                tournament_ref=tournament_ref,
+                idempotency_key=idempotency_key,
+            )
+    except IntegrityError:
+        if not idempotency_key:
+            raise
+        earlier = Ticket.objects.get(idempotency_key=idempotency_key)  # the same request won the race
+        return _same_ticket(earlier, owner=owner, value=value, currency=currency)
+
+
+def _same_ticket(earlier: Ticket, *, owner, value: int, currency: str) -> Ticket:
+    if (earlier.owner_id, earlier.value, earlier.currency) != (owner.pk, value, currency):
+        raise WalletError(_("This request key was already used for a different ticket."))
+    return earlier
+
+
+def _ticket_create(*, owner, value, currency, expires_at, actor, reason, tournament_ref, idempotency_key) -> Ticket:
+    ticket = Ticket.objects.create(
+        owner=owner,
+        value=value,
+        currency=currency,
+        expires_at=expires_at,
+        tournament_ref=tournament_ref,
+        issued_by=actor,
+        reason=reason,
+        idempotency_key=idempotency_key,
+    )
+    audit_log(
+        action="wallet.ticket.issued",
+        subject=ticket,
+        actor=actor,
+        reason=reason,
+        data={"owner": owner.pk, "value": value, "currency": currency, "tournament": tournament_ref},
+    )
     return ticket
 
 

@@ -321,3 +321,17 @@ def test_the_beat_expires_tickets_every_minute(player):
     due.refresh_from_db()
     later.refresh_from_db()
     assert (due.status, later.status) == (TicketStatus.EXPIRED, TicketStatus.AVAILABLE)
+
+
+def test_a_ticket_request_retried_issues_one_ticket(db, player):
+    from wallet.models import Ticket
+    from wallet.services import WalletError
+    from wallet.tickets import ticket_issue
+
+    expires = timezone.now() + timedelta(days=7)
+    first = ticket_issue(owner=player, value=1_100, currency="EUR", expires_at=expires, idempotency_key="req-1")
+    again = ticket_issue(owner=player, value=1_100, currency="EUR", expires_at=expires, idempotency_key="req-1")
+    assert again == first
+    assert Ticket.objects.filter(owner=player).count() == 1
+    with pytest.raises(WalletError, match="already used for a different ticket"):
+        ticket_issue(owner=player, value=2_200, currency="EUR", expires_at=expires, idempotency_key="req-1")
