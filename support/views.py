@@ -7,7 +7,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -65,32 +65,19 @@ def player_wallet(request, pk: int):
 @require_POST
 @staff_required
 def deposit(request, pk: int):
-    player = _player(pk)
-    form = DepositForm(request.POST, prefix="deposit")
-    if form.is_valid():
+    def act(player, form, key):
         data = form.cleaned_data
         amount = minor_units(data["amount"])
-        try:
-            deposit_create(
-                user=player,
-                currency=data["currency"],
-                amount=amount,
-                idempotency_key=form.ledger_key("deposit"),
-                actor=request.user,
-            )
-        except WalletError as error:
-            form.add_error(None, str(error))
-        else:
-            return _done(request, player, _("Deposited %(amount)s.") % {"amount": money(amount, data["currency"])})
-    return _wallet_page(request, player, deposit=form)
+        deposit_create(user=player, currency=data["currency"], amount=amount, idempotency_key=key, actor=request.user)
+        return _("Deposited %(amount)s.") % {"amount": money(amount, data["currency"])}
+
+    return _money_form(request, pk, "deposit", act)
 
 
 @require_POST
 @staff_required
 def adjust(request, pk: int):
-    player = _player(pk)
-    form = AdjustForm(request.POST, prefix="adjust")
-    if form.is_valid():
+    def act(player, form, key):
         data = form.cleaned_data
         amount = minor_units(data["amount"])
         try:
@@ -100,72 +87,67 @@ def adjust(request, pk: int):
                 amount=amount,
                 reason=data["reason"],
                 actor=request.user,
-                idempotency_key=form.ledger_key("adjust"),
+                idempotency_key=key,
             )
         except InsufficientFunds:
             balance = money(wallet_balance(player, data["currency"]), data["currency"])
-            form.add_error(
-                "amount",
-                _("That would take %(player)s below zero: the balance is %(balance)s.")
-                % {"player": player, "balance": balance},
-            )
-        except WalletError as error:
-            form.add_error(None, str(error))
-        else:
-            signed = ("+" if amount > 0 else "\u2212") + money(abs(amount), data["currency"])
-            return _done(request, player, _("Adjusted by %(amount)s.") % {"amount": signed})
-    return _wallet_page(request, player, adjust=form)
+            message = _("That would take %(player)s below zero: the balance is %(balance)s.")
+            raise ValidationError({"amount": message % {"player": player, "balance": balance}}) from None
+        signed = ("+" if amount > 0 else "\u2212") + money(abs(amount), data["currency"])
+        return _("Adjusted by %(amount)s.") % {"amount": signed}
+
+    return _money_form(request, pk, "adjust", act)
 
 
 @require_POST
 @staff_required
 def tmoney(request, pk: int):
-    player = _player(pk)
-    form = TMoneyForm(request.POST, prefix="tmoney")
-    if form.is_valid():
+    def act(player, form, key):
         data = form.cleaned_data
         amount = minor_units(data["amount"])
-        try:
-            tmoney_issue(
-                user=player,
-                amount=amount,
-                reason=data["reason"],
-                actor=request.user,
-                idempotency_key=form.ledger_key("tmoney"),
-            )
-        except WalletError as error:
-            form.add_error(None, str(error))
-        else:
-            return _done(request, player, _("Issued %(amount)s.") % {"amount": money(amount, Currency.TMONEY)})
-    return _wallet_page(request, player, tmoney=form)
+        tmoney_issue(user=player, amount=amount, reason=data["reason"], actor=request.user, idempotency_key=key)
+        return _("Issued %(amount)s.") % {"amount": money(amount, Currency.TMONEY)}
+
+    return _money_form(request, pk, "tmoney", act)
 
 
 @require_POST
 @staff_required
 def ticket(request, pk: int):
-    player = _player(pk)
-    form = TicketForm(request.POST, prefix="ticket")
-    if form.is_valid():
+    def act(player, form, key):
         data = form.cleaned_data
         value = minor_units(data["value"])
+        ticket_issue(
+            idempotency_key=key,
+            owner=player,
+            value=value,
+            currency=data["currency"],
+            expires_at=form.expires_at(),
+            tournament_ref=data["tournament"],
+            reason=data["reason"],
+            actor=request.user,
+        )
+        return _("Issued a ticket worth %(value)s.") % {"value": money(value, data["currency"])}
+
+    return _money_form(request, pk, "ticket", act)
+
+
+def _money_form(request, pk: int, name: str, act):
+    """One of the console's forms, posted: `act(player, valid_form, key)` moves the
+    value through the wallet and says what it did; a refusal comes back on the form
+    (ValidationError on its field, WalletError above it), with nothing changed."""
+    player = _player(pk)
+    form = FORMS[name](request.POST, prefix=name)
+    if form.is_valid():
         try:
-            ticket_issue(
-                idempotency_key=form.ledger_key("ticket"),
-                owner=player,
-                value=value,
-                currency=data["currency"],
-                expires_at=form.expires_at(),
-                tournament_ref=data["tournament"],
-                reason=data["reason"],
-                actor=request.user,
-            )
+            message = act(player, form, form.ledger_key(name))
+        except ValidationError as error:
+            form.add_error(None, error)
         except WalletError as error:
             form.add_error(None, str(error))
         else:
-            return _done(
-                request, player, _("Issued a ticket worth %(value)s.") % {"value": money(value, data["currency"])}
-            )
-    return _wallet_page(request, player, ticket=form)
+            return _done(request, player, message)
+    return _wallet_page(request, player, **{name: form})
 
 
 def _player(pk: int):

@@ -70,3 +70,30 @@ def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
         entry_register(tournament_id=tournament.pk, player=player, now=now or timezone.now())
         players.append(player)
     return players
+
+
+# A rebuy event's terms: rebuys in the first level, then the add-on.
+REBUY_TERMS = {
+    "buy_in": 300,
+    "fee": 30,
+    "rebuy_price": 300,
+    "rebuy_fee": 30,
+    "rebuy_chips": 10_000,
+    "rebuy_levels": 1,
+    "addon_price": 500,
+    "addon_fee": 50,
+    "addon_chips": 15_000,
+}
+
+
+def rebuy_event(**fields) -> Tournament:
+    """A rebuy event five minutes into its first level, in late registration."""
+    return TournamentFactory(
+        **{
+            "blind_structure": BlindStructureFactory(),
+            "scheduled_start": timezone.now() - timedelta(minutes=5),
+            "status": "late_registration",
+            **REBUY_TERMS,
+            **fields,
+        }
+    )

@@ -1,11 +1,9 @@
 """A client's idempotency key names one request of one player for one purchase in one event."""
 
-from datetime import timedelta
-
 import pytest
 from django.utils import timezone
 
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, rebuy_event
 from tournaments.entries import entry_addon, entry_rebuy, entry_register
 from tournaments.models import Entry
 from wallet.services import deposit_create
@@ -40,20 +38,7 @@ def test_another_players_key_does_not_block_a_registration():
 
 def test_a_rebuys_key_does_not_answer_an_addon():
     alice = rich("alice")
-    event = TournamentFactory(
-        blind_structure=BlindStructureFactory(),
-        scheduled_start=timezone.now() - timedelta(minutes=5),
-        status="late_registration",
-        buy_in=300,
-        fee=30,
-        rebuy_price=300,
-        rebuy_fee=30,
-        rebuy_chips=10_000,
-        rebuy_levels=1,
-        addon_price=500,
-        addon_fee=50,
-        addon_chips=15_000,
-    )
+    event = rebuy_event()
     now = timezone.now()
     entry_register(tournament_id=event.pk, player=alice, now=now)
     entry_rebuy(tournament_id=event.pk, player=alice, now=now, idempotency_key="k")

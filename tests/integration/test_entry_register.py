@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.factories import BlindStructureFactory, TournamentFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, rebuy_event
 from tournaments.clock import tournament_advance
 from tournaments.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
 from tournaments.models import EntryStatus
@@ -123,21 +123,7 @@ def test_unregistration_after_the_deadline_is_refused(event, rich):
 
 def test_rebuy_and_addon_add_chips_and_money_to_the_pool(rich):
     start = timezone.now() - timedelta(minutes=5)
-    event = TournamentFactory(
-        blind_structure=BlindStructureFactory(),
-        scheduled_start=start,
-        buy_in=300,
-        fee=30,
-        rebuy_price=300,
-        rebuy_fee=30,
-        rebuy_chips=10_000,
-        rebuy_levels=1,
-        rebuy_limit=1,
-        addon_price=500,
-        addon_fee=50,
-        addon_chips=15_000,
-        status="late_registration",
-    )
+    event = rebuy_event(scheduled_start=start, rebuy_limit=1)
     now = timezone.now()
     entry_register(tournament_id=event.pk, player=rich, now=now)
     entry_rebuy(tournament_id=event.pk, player=rich, now=now)

@@ -1,11 +1,8 @@
 """The Register / Unregister / Rebuy / Add-on buttons on Tournament Info."""
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
-from tests.factories import BlindStructureFactory, TournamentFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, rebuy_event
 from tournaments.models import Entry, EntryStatus
 from wallet.services import deposit_create, wallet_account
 
@@ -87,20 +84,7 @@ def test_get_is_not_allowed(client, funded, event):
 
 
 def test_rebuy_and_addon_buttons_in_the_rebuy_period(client, funded):
-    event = TournamentFactory(
-        blind_structure=BlindStructureFactory(),
-        scheduled_start=timezone.now() - timedelta(minutes=5),
-        status="late_registration",
-        buy_in=300,
-        fee=30,
-        rebuy_price=300,
-        rebuy_fee=30,
-        rebuy_chips=10_000,
-        rebuy_levels=1,
-        addon_price=500,
-        addon_fee=50,
-        addon_chips=15_000,
-    )
+    event = rebuy_event()
     client.post(f"/tournaments/{event.pk}/register/", {"form": "cash"}, headers=HTMX)
     html = card(client, event)
     assert "Rebuy: pay €3.30" in html
