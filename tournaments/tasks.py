@@ -4,6 +4,7 @@ transition, and a sweep that catches up what a stopped worker missed."""
 from datetime import datetime, timedelta
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -30,13 +31,16 @@ def tournament_tick(tournament_id: int, due: str) -> None:
 
 
 @shared_task
-def tournaments_sweep() -> int:
+def tournaments_sweep(*, starting: bool = False) -> int:
     """Advance every live tournament whose transition is well overdue (its task was
     lost with a worker), or that is due soon with no task queued for it (advancing
-    queues one); returns how many it advanced."""
+    queues one); returns how many it advanced. `starting`: a worker has just started,
+    after a crash perhaps, holding none of the tasks queued before it: everything
+    overdue is advanced at once."""
     now = timezone.now()
+    lost = now if starting else now - LOST_AFTER
     looked_at = Tournament.objects.exclude(status__in=FINAL).filter(
-        Q(next_transition_at__lte=now - LOST_AFTER)
+        Q(next_transition_at__lte=lost)
         | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
     )
     advanced = 0
@@ -44,3 +48,9 @@ def tournaments_sweep() -> int:
         tournament_advance(tournament_id=tournament_id, now=timezone.now())
         advanced += 1
     return advanced
+
+
+@worker_ready.connect
+def _catch_up_on_start(**_):
+    # Not at beat's next sweep: the clocks a dead worker left behind are seconds late already.
+    tournaments_sweep.delay(starting=True)

@@ -238,3 +238,17 @@ def test_the_sweep_advances_what_is_overdue_and_queues_what_is_near():
     near.refresh_from_db()
     assert near.next_transition_at == near.tick_at == near.scheduled_start  # a task is queued for the start
     assert tournaments_sweep() == 0  # nothing to do until then
+
+
+def test_a_starting_worker_catches_up_at_once_what_a_dead_one_held():
+    now = timezone.now()
+    tournament = TournamentFactory(scheduled_start=now + timedelta(hours=1))
+    tournament_advance(tournament_id=tournament.pk, now=now)
+    # Its start was due a second ago, and a task was queued for it: with a worker that died.
+    due = now - timedelta(seconds=1)
+    Tournament.objects.filter(pk=tournament.pk).update(scheduled_start=due, next_transition_at=due, tick_at=due)
+
+    assert tournaments_sweep() == 0  # a waiting task is not raced...
+    assert tournaments_sweep(starting=True) == 1  # ...unless the worker starting holds none
+    tournament.refresh_from_db()
+    assert tournament.status == Status.CANCELLED  # nobody registered: its start has been applied
