@@ -1,0 +1,532 @@
+"""The floor engine (rules 4, 5, 11-16; ALGORITHMS C1-C6): one tournament's tables,
+seats, stacks and buttons, and what happens each time a table finishes a hand.
+
+Pure and incremental: a finished hand costs work in proportion to one table, never
+to the whole field (a 300,000-entrant field has 33,334 tables), so the engine keeps
+each table's player count in buckets by count. The services (tournaments.floor)
+restore it from the database, feed it one finished hand, and store its `Outcome`;
+the simulator and `bench/floor.py` drive it directly.
+
+A table deals its next hand as soon as it finishes one, unless a barrier holds it:
+the clock stopping (a break, a deal), hand-for-hand (rule 13), or the final table
+waiting for the last other table. A held table deals again when the barrier
+releases; a table with a single player never holds a barrier up.
+"""
+
+import random
+from collections.abc import Collection, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from tournaments.rules.seating import Move, Seat, blinds, draw_seats, next_button
+from tournaments.rules.standings import Finish, bust_places
+
+type Player = Hashable
+
+
+class FloorError(ValueError):
+    """A hand result the floor cannot take (a caller's bug, never a player's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A table dealing its next hand: the button and the blinds' seats. With the dead
+    button, `small_blind` may be None (nobody posts it) and `button` an empty seat."""
+
+    table: int
+    button: int
+    small_blind: int | None
+    big_blind: int
+    synchronised: bool
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one finished hand (or a released barrier) changed."""
+
+    finishes: list[Finish] = field(default_factory=list)  # placed players, best first
+    moves: list[Move] = field(default_factory=list)
+    broken: list[int] = field(default_factory=list)
+    deals: list[Deal] = field(default_factory=list)
+    final_table: bool = False  # the players were drawn to the final table
+    finished: bool = False  # the tournament is over (rule 11)
+
+
+@dataclass(slots=True)
+class TableState:
+    seats: dict[int, Player] = field(default_factory=dict)
+    # The seats of the button and blinds of the hand in play or last played.
+    button: int | None = None
+    small_blind: int | None = None  # with the dead button, maybe an empty seat
+    big_blind: int | None = None
+    hands: int = 0
+    playing: bool = False
+    synchronised: bool = False  # its hand in play was dealt as a hand-for-hand hand
+
+
+class Floor:
+    def __init__(
+        self,
+        *,
+        table_size: int,
+        rng: random.Random,
+        payouts: Iterable[int] = (),
+        hand_for_hand_at: Collection[int] = (),
+        dead_button: bool = False,
+        end_when_prizes_equal: bool = False,
+    ):
+        self.table_size = table_size
+        self.rng = rng
+        self.payouts = list(payouts)
+        # Hand-for-hand is on while the players left number one of these (rule 13):
+        # the bubble, and any counts the event adds.
+        paid = sum(1 for prize in self.payouts if prize > 0)
+        self.hand_for_hand_at = set(hand_for_hand_at) | ({paid + 1} if paid else set())
+        self.dead_button = dead_button
+        self.end_when_prizes_equal = end_when_prizes_equal
+        self.tables: dict[int, TableState] = {}
+        self.where: dict[Player, Seat] = {}
+        self.stacks: dict[Player, int] = {}
+        self.times_moved: dict[Player, int] = {}
+        self.away: set[Player] = set()  # sitting out: moved first when balancing
+        self.stopped = False  # the clock holds every table (break, deal)
+        self.breaking: int | None = None  # the table to break when it finishes its hand
+        self.round_busts: dict[Player, int] = {}  # a synchronised hand's busts, with their starting stacks
+        self.places_taken = 0  # players placed so far (rule 12 counts from the bottom)
+        self.over = False
+        self._playing = 0  # tables with a hand in play
+        self.held: set[int] = set()  # tables a barrier keeps from dealing
+        self._by_count = [_Tables() for _ in range(table_size + 1)]
+
+    # Building
+
+    @classmethod
+    def drawn(cls, stacks: Mapping[Player, int], **options) -> "Floor":
+        """The seat draw at the start (rule 4); `start` deals the first hands."""
+        floor = cls(**options)
+        seats = draw_seats(list(stacks), table_size=floor.table_size, rng=floor.rng)
+        for player, seat in seats.items():
+            floor._add(player, seat, stacks[player])
+        return floor
+
+    def start(self) -> Outcome:
+        """Every table deals its first hand (or holds, if the clock stands still)."""
+        outcome = Outcome()
+        for number in sorted(self.tables):
+            self._deal_if_ready(number, outcome)
+        return outcome
+
+    @classmethod
+    def restored(
+        cls,
+        tables: Mapping[int, TableState],
+        stacks: Mapping[Player, int],
+        *,
+        times_moved: Mapping[Player, int],
+        places_taken: int,
+        breaking: int | None = None,
+        round_busts: Mapping[Player, int] | None = None,
+        stopped: bool = False,
+        **options,
+    ) -> "Floor":
+        """The floor as the services stored it."""
+        floor = cls(**options)
+        for number, state in tables.items():
+            floor.tables[number] = state
+            floor._by_count[len(state.seats)].add(number)
+            floor._playing += state.playing
+            if not state.playing and len(state.seats) > 1:
+                floor.held.add(number)
+            for seat, player in state.seats.items():
+                floor.where[player] = Seat(number, seat)
+        floor.stacks = dict(stacks)
+        floor.times_moved = dict(times_moved)
+        floor.places_taken = places_taken
+        floor.breaking = breaking
+        floor.round_busts = dict(round_busts or {})
+        floor.stopped = stopped
+        return floor
+
+    @property
+    def players_left(self) -> int:
+        return len(self.where)
+
+    def seat_late(self, player: Player, chips: int) -> tuple[Seat, Outcome]:
+        """A late entrant (rule 9): a random empty seat at the table with the fewest
+        players, or a new table when every table is full. Finished places shift down
+        one: the newcomer finishes above everyone already out."""
+        if player in self.where:
+            raise FloorError(f"{player!r} is already seated")
+        smallest = self._smallest_count()
+        if smallest >= self.table_size:
+            number = max(self.tables, default=0) + 1
+            seat = Seat(number, self.rng.randint(1, self.table_size))
+        else:
+            number = self._by_count[smallest].pick(self.rng)
+            seat = Seat(number, self.rng.choice(self._empty(number)))
+        self._add(player, seat, chips)
+        outcome = Outcome()
+        self._deal_if_ready(number, outcome)
+        return seat, outcome
+
+    def add_chips(self, player: Player, chips: int) -> None:
+        """A rebuy or add-on between hands."""
+        self.stacks[player] += chips
+
+    # A finished hand
+
+    def hand_finished(self, number: int, after: Mapping[Player, int]) -> Outcome:
+        """Table `number` has finished its hand; `after` gives every player's stack at
+        its end (chips move only between the table's players). Players with no chips
+        are out (rule 12); then the table breaks, balances, holds or deals."""
+        table = self.tables.get(number)
+        if table is None or not table.playing:
+            raise FloorError(f"table {number} has no hand in play")
+        if set(after) != set(table.seats.values()):
+            raise FloorError(f"the result of table {number}'s hand must give exactly its players' stacks")
+        if any(chips < 0 for chips in after.values()):
+            raise FloorError("a stack cannot be negative")
+        before = {player: self.stacks[player] for player in after}
+        if sum(after.values()) != sum(before.values()):
+            raise FloorError(f"chips are neither created nor lost in a hand (table {number})")
+        table.playing = False
+        self._playing -= 1
+        outcome = Outcome()
+        self.stacks.update(after)
+        busted = {player: before[player] for player, chips in after.items() if chips == 0}
+        for player in busted:
+            self._remove(player)
+        if table.synchronised:
+            self.round_busts.update(busted)
+        elif busted:
+            self._place(busted, outcome)
+        if not self.over:
+            self._after_hand(number, outcome)
+        return outcome
+
+    def stop(self) -> None:
+        """The clock stops (a break, a deal): tables finish their hands and deal no new one."""
+        self.stopped = True
+
+    def release(self) -> Outcome:
+        """The clock goes again: every held table deals."""
+        self.stopped = False
+        outcome = Outcome()
+        self._release(outcome)
+        return outcome
+
+    def tables_playing(self) -> bool:
+        """Is any table still playing a hand (the barrier's question)?"""
+        return self._playing > 0
+
+    @property
+    def hand_for_hand(self) -> bool:
+        return self.players_left in self.hand_for_hand_at and len(self.tables) > 1
+
+    def blinds_of(self, number: int) -> tuple[int | None, int] | None:
+        """(small blind, big blind) of the table's hand in play or last played."""
+        table = self.tables[number]
+        if table.button is None or len(table.seats) < 2:
+            return None
+        if self.dead_button:
+            return _posted(table), table.big_blind
+        return blinds(sorted(table.seats), table.button)
+
+    # Internals
+
+    def _after_hand(self, number: int, outcome: Outcome) -> None:
+        if self._must_hold():
+            self.held.add(number)
+            if not self.tables_playing() and not self.stopped:
+                self._release(outcome)
+            return
+        # A barrier that has just lifted (the bubble burst) lets its held tables go too.
+        self._go({number} | self.held, outcome)
+
+    def _must_hold(self) -> bool:
+        return self.stopped or self.hand_for_hand or bool(self.round_busts) or self._final_table_due()
+
+    def _final_table_due(self) -> bool:
+        return len(self.tables) > 1 and self.players_left <= self.table_size
+
+    def _release(self, outcome: Outcome) -> None:
+        """Every table has finished its hand: place a synchronised hand's busts as one
+        group (rule 13), draw the final table when it is due, rearrange, deal."""
+        if self.round_busts:
+            busts, self.round_busts = self.round_busts, {}
+            self._place(busts, outcome)
+            if self.over:
+                return
+        if self._final_table_due():
+            self._draw_final_table(outcome)
+        self._go({number for number, table in self.tables.items() if not table.playing}, outcome)
+
+    def _go(self, numbers: set[int], outcome: Outcome) -> None:
+        """Tables between hands rearranged (in random order), then dealt, with the
+        tables that received players."""
+        for number in self.rng.sample(sorted(numbers), len(numbers)) if len(numbers) > 1 else numbers:
+            if number in self.tables:
+                self._rearrange(number, outcome)
+        synchronised = self.hand_for_hand
+        for number in sorted(numbers | {move.target.table for move in outcome.moves}):
+            self._deal_if_ready(number, outcome, synchronised=synchronised)
+
+    def _rearrange(self, number: int, outcome: Outcome) -> None:
+        """Table breaking before balancing (ALGORITHMS C2): once the players fit at one
+        table fewer, the smallest table (ties at random) breaks when it finishes its
+        hand; otherwise this table gives one player when it is among the largest and
+        the largest and smallest tables differ by two or more (rule 16). A table not
+        in a hand (one player waiting) may break at once. Moves only; the caller deals."""
+        if len(self.tables) > 1 and self.players_left <= (len(self.tables) - 1) * self.table_size:
+            smallest = self._smallest_count()
+            if self.breaking not in self.tables or len(self.tables[self.breaking].seats) != smallest:
+                self.breaking = self._by_count[smallest].pick(self.rng)
+            if self.breaking == number or not self.tables[self.breaking].playing:
+                # A table between hands (its own, or one waiting with a single player).
+                self._break(self.breaking, outcome)
+            return
+        self.breaking = None
+        largest, smallest = self._largest_count(), self._smallest_count()
+        if largest - smallest >= 2 and len(self.tables[number].seats) == largest:
+            self._balance(number, outcome)
+
+    def _balance(self, number: int, outcome: Outcome) -> None:
+        """One player to the smallest table: who is due the big blind next, preferring
+        a sitting-out player, then one moved fewer times; at the seat whose place after
+        the button is closest to the one they leave."""
+        table = self.tables[number]
+        occupied = sorted(table.seats)
+        button = next_button(occupied, table.button)
+        _, big_blind = blinds(occupied, button) if len(occupied) > 1 else (None, occupied[0])
+        index = occupied.index(big_blind)
+        due = occupied[index:] + occupied[:index]
+        seat = min(
+            due,
+            key=lambda s: (table.seats[s] not in self.away, self.times_moved.get(table.seats[s], 0), due.index(s)),
+        )
+        place = _place_after(occupied, button, seat)
+        smallest = self._smallest_count()
+        target_number = self._by_count[smallest].pick(self.rng)
+        target = self.tables[target_number]
+        target_occupied = sorted(target.seats)
+        target_button = next_button(target_occupied, target.button) if target_occupied else None
+        empty = self._empty(target_number)
+        if target_button is None:
+            target_seat = self.rng.choice(empty)
+        else:
+            target_seat = min(
+                empty,
+                key=lambda s: (abs(_place_after(sorted([*target_occupied, s]), target_button, s) - place), -s),
+            )
+        self._move(table.seats[seat], Seat(target_number, target_seat), outcome)
+
+    def _break(self, number: int, outcome: Outcome) -> None:
+        """The broken table's players dealt one by one, at random, to the smallest
+        remaining table at the time (ties at random), at random empty seats."""
+        leaving = list(self.tables[number].seats.values())
+        self.rng.shuffle(leaving)
+        self._close(number, outcome)
+        for player in leaving:
+            smallest = self._smallest_count(excluding=number)
+            target = self._by_count[smallest].pick(self.rng, excluding=number)
+            self._move(player, Seat(target, self.rng.choice(self._empty(target))), outcome)
+        self._drop(number)
+        self.breaking = None
+
+    def _draw_final_table(self, outcome: Outcome) -> None:
+        """Everyone drawn to random seats at the final table (the table left with the
+        most players, so that the fewest change tables); its first button is its first
+        occupied seat from seat 1."""
+        final = min(self.tables, key=lambda number: (-len(self.tables[number].seats), number))
+        players = sorted(self.where, key=lambda player: (self.where[player].table, self.where[player].seat))
+        seats = self.rng.sample(range(1, self.table_size + 1), len(players))
+        for number in [n for n in self.tables if n != final]:
+            self._close(number, outcome)
+        old = dict(self.where)
+        for player in players:
+            self._lift(player)
+        for number in [n for n in self.tables if n != final]:
+            self._drop(number)
+        table = self.tables[final]
+        table.button = table.small_blind = table.big_blind = None
+        table.hands = 0
+        for player, seat in zip(players, seats, strict=True):
+            self._put(player, Seat(final, seat))
+            if old[player] != Seat(final, seat):
+                if old[player].table != final:
+                    self.times_moved[player] = self.times_moved.get(player, 0) + 1
+                outcome.moves.append(Move(player, old[player], Seat(final, seat)))
+        self.breaking = None
+        outcome.final_table = True
+
+    def _place(self, busts: Mapping[Player, int], outcome: Outcome) -> None:
+        """Rule 12: a bust group takes the worst places still open, ranked by the
+        chips they started the hand with; then the end (rule 11)."""
+        left = self.players_left + len(busts)
+        finishes = bust_places(busts, players_left=left)
+        outcome.finishes[:0] = finishes  # best first overall
+        self.places_taken += len(busts)
+        if self.players_left == 1:
+            (winner,) = self.where
+            outcome.finishes.insert(0, Finish(winner, 1, 1))
+            self._end(outcome)
+        elif self.players_left and self.end_when_prizes_equal and self._prizes_equal(self.players_left):
+            # Every player left would win the same (a satellite's seats): they share places 1..n.
+            outcome.finishes[:0] = [Finish(player, 1, self.players_left) for player in sorted(self.where, key=str)]
+            self._end(outcome)
+
+    def _prizes_equal(self, left: int) -> bool:
+        return len(self.payouts) >= left and len(set(self.payouts[:left])) == 1
+
+    def _end(self, outcome: Outcome) -> None:
+        self.places_taken += self.players_left
+        for number in list(self.tables):
+            self._close(number, outcome, broken=False)
+            self._drop(number)
+        self.where.clear()
+        self.over = outcome.finished = True
+
+    def _deal_if_ready(self, number: int, outcome: Outcome, *, synchronised: bool = False) -> None:
+        table = self.tables.get(number)
+        if table is None or table.playing or len(table.seats) < 2 or self.over:
+            return
+        if self._must_hold() and not synchronised:
+            self.held.add(number)
+            return
+        self.held.discard(number)
+        outcome.deals.append(self._deal(number, synchronised=synchronised))
+
+    def _deal(self, number: int, *, synchronised: bool = False) -> Deal:
+        """The next hand's button and blinds (rules 5, 14, 15)."""
+        table = self.tables[number]
+        occupied = sorted(table.seats)
+        if table.hands == 0 or table.button is None:
+            table.button = occupied[0]  # a new table: the first occupied seat from seat 1
+            table.small_blind, table.big_blind = blinds(occupied, table.button)
+        elif self.dead_button and len(occupied) > 2 and table.big_blind is not None:
+            # The big blind moves on to the next player due; the small blind and the
+            # button take the seats the blinds had, empty or not (TDA's dead button).
+            table.button, table.small_blind = table.small_blind, table.big_blind
+            table.big_blind = _after(occupied, table.big_blind)
+        else:
+            table.button = next_button(occupied, table.button)
+            table.small_blind, table.big_blind = blinds(occupied, table.button)
+        table.hands += 1
+        table.playing = True
+        self._playing += 1
+        table.synchronised = synchronised
+        return Deal(number, table.button, _posted(table), table.big_blind, synchronised)
+
+    # Seats and counts
+
+    def _add(self, player: Player, seat: Seat, chips: int) -> None:
+        if seat.table not in self.tables:
+            self.tables[seat.table] = TableState()
+            self._by_count[0].add(seat.table)
+        self.stacks[player] = chips
+        self._put(player, seat)
+
+    def _put(self, player: Player, seat: Seat) -> None:
+        table = self.tables[seat.table]
+        if seat.seat in table.seats:
+            raise FloorError(f"seat {seat.seat} of table {seat.table} is taken")
+        self._by_count[len(table.seats)].discard(seat.table)
+        table.seats[seat.seat] = player
+        self._by_count[len(table.seats)].add(seat.table)
+        self.where[player] = seat
+
+    def _lift(self, player: Player) -> Seat:
+        seat = self.where.pop(player)
+        table = self.tables[seat.table]
+        self._by_count[len(table.seats)].discard(seat.table)
+        del table.seats[seat.seat]
+        self._by_count[len(table.seats)].add(seat.table)
+        return seat
+
+    def _remove(self, player: Player) -> None:
+        self._lift(player)
+        self.away.discard(player)
+
+    def _move(self, player: Player, target: Seat, outcome: Outcome) -> None:
+        source = self._lift(player)
+        self._put(player, target)
+        self.times_moved[player] = self.times_moved.get(player, 0) + 1
+        outcome.moves.append(Move(player, source, target))
+
+    def _close(self, number: int, outcome: Outcome, *, broken: bool = True) -> None:
+        if broken:
+            outcome.broken.append(number)
+        self._by_count[len(self.tables[number].seats)].discard(number)
+
+    def _drop(self, number: int) -> None:
+        self._by_count[len(self.tables[number].seats)].discard(number)
+        self.held.discard(number)
+        self._playing -= self.tables.pop(number).playing
+
+    def _empty(self, number: int) -> list[int]:
+        seats = self.tables[number].seats
+        return [seat for seat in range(1, self.table_size + 1) if seat not in seats]
+
+    def _smallest_count(self, *, excluding: int | None = None) -> int:
+        for count, numbers in enumerate(self._by_count):
+            if len(numbers) > (excluding in numbers):
+                return count
+        return self.table_size + 1
+
+    def _largest_count(self) -> int:
+        for count in range(self.table_size, -1, -1):
+            if self._by_count[count]:
+                return count
+        return 0
+
+
+class _Tables:
+    """A set of table numbers with a random pick in constant time (a set would need
+    sorting first: the smallest tables of a big field number thousands)."""
+
+    __slots__ = ("index", "items")
+
+    def __init__(self):
+        self.items: list[int] = []
+        self.index: dict[int, int] = {}
+
+    def add(self, number: int) -> None:
+        if number not in self.index:
+            self.index[number] = len(self.items)
+            self.items.append(number)
+
+    def discard(self, number: int) -> None:
+        position = self.index.pop(number, None)
+        if position is None:
+            return
+        last = self.items.pop()
+        if last != number:
+            self.items[position] = last
+            self.index[last] = position
+
+    def pick(self, rng: random.Random, *, excluding: int | None = None) -> int:
+        while True:
+            number = self.items[rng.randrange(len(self.items))]
+            if number != excluding:
+                return number
+
+    def __contains__(self, number: object) -> bool:
+        return number in self.index
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _after(ordered: list[int], seat: int) -> int:
+    return next((s for s in ordered if s > seat), ordered[0])
+
+
+def _posted(table: TableState) -> int | None:
+    """The small blind's seat, when a player sits there to post it."""
+    return table.small_blind if table.small_blind in table.seats else None
+
+
+def _place_after(occupied: list[int], button: int, seat: int) -> int:
+    """How many seated players after the button `seat` comes (the button itself: 0)."""
+    ordered = sorted(set(occupied) | {button})
+    index = ordered.index(button)
+    return (ordered[index:] + ordered[:index]).index(seat)

@@ -1,0 +1,26 @@
+"""Random hand results for the floor simulator and bench/floor.py: until playable
+tables exist, something has to move chips and bust players."""
+
+import random
+from collections.abc import Hashable, Mapping
+
+
+def hand_result(stacks: Mapping[Hashable, int], rng: random.Random, *, bust_chance: float = 0.3) -> dict:
+    """Every player's stack after one random hand at a table: one player wins chips
+    from one other; often the loser is all in and out, now and then a second player
+    busts in the same hand (rule 12's groups). Chips are conserved."""
+    after = dict(stacks)
+    if len(after) < 2:
+        return after
+    winner, loser = rng.sample(list(after), 2)
+    if rng.random() < bust_chance:
+        lost = after[loser]
+        if len(after) > 2 and rng.random() < 0.1:
+            second = rng.choice([player for player in after if player not in (winner, loser)])
+            after[winner] += after[second]
+            after[second] = 0
+    else:
+        lost = rng.randint(1, max(1, after[loser] // 2))
+    after[loser] -= lost
+    after[winner] += lost
+    return after
