@@ -21,8 +21,8 @@ from django.utils.translation import gettext_lazy
 from audit.services import audit_log
 from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
-from tournaments.floor import floor_draw
-from tournaments.models import CLOCK_STATE, EntryStatus, Purchase, Status, Tournament
+from tournaments.floor import floor_draw, floor_pay_prizes, floor_release
+from tournaments.models import CLOCK_STATE, EntryStatus, Purchase, Status, Table, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
@@ -158,9 +158,9 @@ def _locked(tournament_id: int) -> Tournament:
 
 def tables_playing(tournament: Tournament) -> bool:
     """Whether a table of the tournament is still playing a hand: the barrier a
-    break (and hand-for-hand) waits on. No table deals a hand before the floor
-    engine seats players, so until then every table has always finished."""
-    return False
+    break waits on. Until playable tables exist only the floor simulator plays the
+    hands the floor deals; elsewhere every table has always finished."""
+    return tournament.simulated and Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
 
 
 def _apply_due(tournament: Tournament, now: datetime) -> bool:
@@ -265,6 +265,9 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
         tournament.save(update_fields=[*changed, "updated_at"])
+    going = tournament.paused_at is None and tournament.break_pending_since is None
+    if changed and going and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
+        floor_release(tournament)  # the tables a break or a pause held deal again
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
@@ -325,6 +328,7 @@ def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: 
     if locks_at <= now:
         tournament.payouts_locked_at = locks_at
         audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": locks_at.isoformat()})
+        floor_pay_prizes(tournament, now=now)  # places finished before the lock
 
 
 def _queue_tick(tournament: Tournament, now: datetime) -> None:

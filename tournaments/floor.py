@@ -1,65 +1,395 @@
-"""The floor: who sits where (rules 4, 9, 16), stored; tournaments.rules.seating
-decides. Every function runs in its caller's transaction, under the tournament's
-row lock (the clock's start, a late registration).
+"""The floor, stored (rules 4, 5, 9, 11-16): tournaments.rules.floor decides who
+sits where, who is out in which place and when the tournament ends; these services
+restore it from the database under the tournament's row lock, feed it one event (the
+start, a late entrant, a finished hand, the clock going again) and store what it
+changed: seats, stacks, buttons, places, prizes (through the wallet), the end.
+
+Hands are reported by whatever deals them: the tables of a later issue, the floor
+simulator (`manage.py simulate_floor`, and the demo's tournaments) and tests.
 """
 
 import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from random import Random
 
+from django.db import transaction
+from django.db.models import F
+from django.utils.translation import gettext_lazy
+
 from audit.services import audit_log
-from tournaments.models import Entry, EntryStatus, Table, Tournament
-from tournaments.rules.seating import Seat, draw_seats, late_seat, next_button
+from tournaments.events import tournament_changed
+from tournaments.models import Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
+from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
+from tournaments.rules.seating import Seat
+from tournaments.rules.standings import Finish, prizes
+from tournaments.selectors import tournament_payouts
+from tournaments.services import TournamentError
+from wallet.events import after_commit
+from wallet.models import AccountKind, TransferReason
+from wallet.services import account_get, house_account, transfer_create, wallet_account
+
+IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
+
+REFUSALS = {
+    "not_in_play": gettext_lazy("The tournament is not in play."),
+    "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
+}
+
+
+@dataclass(frozen=True)
+class HandReport:
+    """What one finished hand did, for the caller (the simulator counts these)."""
+
+    eliminated: int
+    moves: int
+    broken: int
+    finished: bool
 
 
 def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
-    """The seat draw at the start (rule 4): every active entry at a random seat of as
-    few and as even tables as hold them; each table's first button on its first
-    occupied seat from seat 1 (rule 5). A cryptographically secure draw unless a
-    test gives its own `rng`."""
-    rng = rng or secrets.SystemRandom()
-    entries = list(tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("pk"))
-    seats = draw_seats([entry.pk for entry in entries], table_size=tournament.table_size, rng=rng)
-    numbers = sorted({seat.table for seat in seats.values()})
-    tables = {
-        number: Table(
-            tournament=tournament,
-            number=number,
-            button=next_button([seat.seat for seat in seats.values() if seat.table == number], None),
-        )
-        for number in numbers
-    }
-    Table.objects.bulk_create(tables.values())
-    for entry in entries:
-        entry.table, entry.seat = tables[seats[entry.pk].table], seats[entry.pk].seat
-    Entry.objects.bulk_update(entries, ["table", "seat"])
+    """The seat draw at the start (rule 4), in the clock's transaction: every active
+    entry at a random seat of as few and as even tables as hold them; each table's
+    first button on its first occupied seat from seat 1 (rule 5), its first hand
+    dealt. A cryptographically secure draw unless a test gives its own `rng`."""
+    entries = {entry.pk: entry for entry in tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("pk")}
+    floor = Floor.drawn(
+        {pk: entry.chips for pk, entry in entries.items()}, **_options(tournament, rng or secrets.SystemRandom())
+    )
+    Table.objects.bulk_create(Table(tournament=tournament, number=number) for number in floor.tables)
+    stored = _Stored(tournament, floor, rng=None)
+    for pk, seat in floor.where.items():
+        entries[pk].table, entries[pk].seat = stored.tables[seat.table], seat.seat
+    Entry.objects.bulk_update(entries.values(), ["table", "seat"])
+    stored.save(floor.start())
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
-        data={"tables": len(tables), "players": len(entries)},
+        data={"tables": len(floor.tables), "players": len(entries)},
     )
 
 
 def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = None) -> Seat | None:
-    """A late entrant's seat (rule 9): a random empty seat at the table with the fewest
-    players, or a new table when every table is full. None before the draw, which
-    seats every entry then."""
-    rng = rng or secrets.SystemRandom()
-    tables = {table.number: table for table in Table.objects.filter(tournament_id=tournament_id, broken_at=None)}
-    if not tables:
+    """A late entrant's seat (rule 9), in the registration's transaction under the
+    tournament's lock: a random empty seat at the table with the fewest players, or
+    a new table when every table is full. Every place already finished moves one
+    down: the newcomer finishes above them. None before the draw."""
+    tournament = Tournament.objects.get(pk=tournament_id)
+    if not Table.objects.filter(tournament=tournament).exists():
         return None
-    table_size = Tournament.objects.values_list("table_size", flat=True).get(pk=tournament_id)
-    layout: dict[int, dict[int, int]] = {number: {} for number in tables}
-    seated = Entry.objects.filter(table__in=tables.values()).values_list("table__number", "seat", "pk")
-    for number, seat, entry_id in seated:
-        layout[number][seat] = entry_id
-    if min(len(seats) for seats in layout.values()) >= table_size:
-        number = max(tables) + 1
-        tables[number] = Table.objects.create(tournament_id=tournament_id, number=number)
-        layout[number] = {}
-    seat = late_seat(layout, table_size=table_size, rng=rng)
-    entry.table, entry.seat = tables[seat.table], seat.seat
+    stored = _Stored.load(tournament, rng=rng)
+    seat, outcome = stored.floor.seat_late(entry.pk, entry.chips)
+    if seat.table not in stored.tables:
+        stored.tables[seat.table] = Table.objects.create(tournament=tournament, number=seat.table)
+    entry.table, entry.seat = stored.tables[seat.table], seat.seat
     Entry.objects.filter(pk=entry.pk).update(table=entry.table, seat=entry.seat)
-    if entry.table.button is None:
-        entry.table.button = seat.seat
-        entry.table.save(update_fields=["button"])
+    Entry.objects.filter(tournament=tournament, finish_best__isnull=False).update(
+        finish_best=F("finish_best") + 1, finish_worst=F("finish_worst") + 1
+    )
+    stored.save(outcome)
     return seat
+
+
+def floor_hand_finished(
+    *, tournament_id: int, table: int, stacks: Mapping[int, int], now: datetime, rng: Random | None = None
+) -> HandReport:
+    """Table `table` has finished its hand; `stacks` gives each of its players'
+    (entry ids) stack at the end. Players with no chips are out and placed (rule 12)
+    and paid once the payouts are locked; the table breaks, balances (rule 16), holds
+    for a barrier or deals; the tournament may end (rule 11)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        if tournament.status not in IN_PLAY or not tournament.started_at:
+            raise TournamentError(str(REFUSALS["not_in_play"]), "not_in_play")
+        stored = _Stored.load(tournament, rng=rng)
+        try:
+            outcome = stored.floor.hand_finished(table, {int(pk): chips for pk, chips in stacks.items()})
+        except FloorError as error:
+            raise TournamentError(str(REFUSALS["bad_result"]) % {"reason": error}, "bad_result") from error
+        Entry.objects.bulk_update(
+            [Entry(pk=pk, chips=chips) for pk, chips in stacks.items()], ["chips"], batch_size=100
+        )
+        stored.save(outcome, now=now)
+        busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
+        _after_eliminations(tournament, outcome, now)
+        if outcome.finished:
+            _finish(tournament, outcome, now)
+        elif tournament.break_pending_since is not None and not stored.floor.tables_playing():
+            from tournaments.clock import tournament_break_release  # the clock calls this module
+
+            tournament_break_release(tournament_id=tournament.pk, at=now)
+        after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+        return HandReport(
+            eliminated=busted,
+            moves=sum(move.source.table != move.target.table for move in outcome.moves),
+            broken=len(outcome.broken),
+            finished=outcome.finished,
+        )
+
+
+def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
+    """The clock goes again (a break is over, a pause ends), in the clock's
+    transaction: every held table deals, unless hand-for-hand or the final table
+    still waits for tables in a hand."""
+    if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
+        return
+    stored = _Stored.load(tournament, rng=rng)
+    if stored.floor.stopped:
+        return
+    outcome = Outcome()
+    if not stored.floor.tables_playing():
+        outcome = stored.floor.release()
+    stored.save(outcome)
+
+
+def floor_pay_prizes(tournament: Tournament, *, now: datetime) -> None:
+    """Pay every finisher whose prize is not paid yet, once the payouts are locked
+    (rule 7): places out before then are paid as the lock comes. Satellites pay
+    seats at the end instead (tournaments.satellites)."""
+    if tournament.payouts_locked_at is None or tournament.prize_structure == PrizeStructure.SATELLITE:
+        return
+    unpaid = list(tournament.entries.filter(finish_best__isnull=False, prize__isnull=True).select_related("player"))
+    if not unpaid:
+        return
+    payouts = tournament_payouts(tournament, now=now).places
+    won = prizes([Finish(entry.pk, entry.finish_best, entry.finish_worst) for entry in unpaid], payouts)
+    pool = _prize_pool(tournament, payouts)
+    for entry in unpaid:
+        amount = won.get(entry.pk, 0)
+        if amount:
+            transfer_create(
+                source=pool,
+                destination=wallet_account(entry.player, pool.currency),
+                amount=amount,
+                reason=TransferReason.PRIZE,
+                idempotency_key=f"tournament:{tournament.pk}:prize:{entry.pk}",
+                memo=f"place {entry.finish_best}"
+                + (f"-{entry.finish_worst}" if entry.finish_worst > entry.finish_best else ""),
+            )
+        entry.prize = amount
+    Entry.objects.bulk_update(unpaid, ["prize"])
+
+
+def _prize_pool(tournament: Tournament, payouts: list[int]):
+    """The tournament's pool account; the house adds any overlay (the guarantee
+    above the entries) before the first prize leaves it."""
+    from tournaments.entries import pool_currency  # entries seats late entrants here
+
+    currency = pool_currency(tournament)
+    pool = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{tournament.pk}")
+    overlay = sum(payouts) - tournament.prize_contributions
+    if overlay > 0:
+        transfer_create(
+            source=house_account(currency),
+            destination=pool,
+            amount=overlay,
+            reason=TransferReason.PRIZE,
+            idempotency_key=f"tournament:{tournament.pk}:overlay",
+            memo="overlay: the guarantee above the entries",
+        )
+        pool.refresh_from_db()
+    return pool
+
+
+def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
+    if not outcome.finishes:
+        return
+    if tournament.first_elimination_at is None:
+        tournament.first_elimination_at = now
+        fields = ["first_elimination_at"]
+        if tournament.late_registration_closes_at_first_elimination and tournament.status == Status.LATE_REGISTRATION:
+            tournament.late_registration_closed_at = now  # rule 9: the clock reads it next
+            fields.append("late_registration_closed_at")
+        tournament.save(update_fields=[*fields, "updated_at"])
+        if "late_registration_closed_at" in fields:
+            from tournaments.clock import tournament_advance  # the clock calls this module
+
+            tournament_advance(tournament_id=tournament.pk, now=now)
+            tournament.refresh_from_db()
+    floor_pay_prizes(tournament, now=now)
+
+
+def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
+    """The end (rule 11): the standings are final, prizes (or a satellite's seats)
+    paid, the tournament finished."""
+    audit_log(
+        action="tournaments.floor.finished",
+        subject=tournament,
+        data={"at": now.isoformat(), "winners": [f.player for f in outcome.finishes if f.best == 1]},
+    )
+    if tournament.satellite_target_id and tournament.prize_structure == PrizeStructure.SATELLITE:
+        from tournaments.satellites import satellite_award_seats  # it imports the floor's neighbours
+
+        finishers = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "-chips", "pk")
+        satellite_award_seats(
+            satellite_id=tournament.pk,
+            finishers=list(finishers.values_list("player_id", flat=True)),
+            actor=None,
+            now=now,
+        )
+    tournament.refresh_from_db()
+    if tournament.status != Status.FINISHED:
+        audit_log(
+            action="tournaments.tournament.status",
+            subject=tournament,
+            data={"from": tournament.status, "to": Status.FINISHED, "at": now.isoformat()},
+        )
+    tournament.status = Status.FINISHED
+    tournament.finished_at = now
+    tournament.next_transition_at = tournament.tick_at = None
+    tournament.save(update_fields=["status", "finished_at", "next_transition_at", "tick_at", "updated_at"])
+
+
+def _options(tournament: Tournament, rng: Random) -> dict:
+    payouts = tournament_payouts(tournament, now=tournament.started_at or tournament.scheduled_start).places
+    return {
+        "table_size": tournament.table_size,
+        "rng": rng,
+        "payouts": payouts,
+        "hand_for_hand_at": [int(count) for count in tournament.hand_for_hand_at or []],
+        "dead_button": tournament.dead_button,
+        "end_when_prizes_equal": tournament.ends_when_prizes_equal,
+    }
+
+
+class _Stored:
+    """A floor restored from its rows, and the rows to write back what it changed."""
+
+    def __init__(self, tournament: Tournament, floor: Floor, *, rng: Random | None, tables=None):
+        self.tournament = tournament
+        self.floor = floor
+        self.tables: dict[int, Table] = tables or {
+            table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)
+        }
+        self.hand_for_hand = tournament.hand_for_hand
+
+    @classmethod
+    def load(cls, tournament: Tournament, *, rng: Random | None) -> "_Stored":
+        tables = {table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)}
+        states = {
+            number: TableState(
+                button=table.button,
+                small_blind=table.small_blind,
+                big_blind=table.big_blind,
+                hands=table.hands,
+                playing=table.playing,
+                synchronised=table.synchronised,
+            )
+            for number, table in tables.items()
+        }
+        by_id = {table.pk: number for number, table in tables.items()}
+        state = tournament.floor_state or {}
+        # Out in a hand-for-hand hand whose other tables are still playing: placed when it ends.
+        round_busts = {int(pk): chips for pk, chips in state.get("round_busts", {}).items()}
+        stacks, times_moved = dict.fromkeys(round_busts, 0), {}
+        seated = Entry.objects.filter(table__in=tables.values(), status=EntryStatus.ACTIVE, finish_best=None)
+        for pk, table_id, seat, chips, moved in seated.values_list("pk", "table_id", "seat", "chips", "times_moved"):
+            if pk not in round_busts:
+                states[by_id[table_id]].seats[seat] = pk
+                stacks[pk] = chips
+                times_moved[pk] = moved
+        floor = Floor.restored(
+            states,
+            stacks,
+            times_moved=times_moved,
+            places_taken=state.get("places_taken", 0),
+            breaking=state.get("breaking"),
+            round_busts=round_busts,
+            stopped=tournament.paused_at is not None
+            or tournament.break_pending_since is not None
+            or tournament.status == Status.ON_BREAK,
+            **_options(tournament, rng or secrets.SystemRandom()),
+        )
+        return cls(tournament, floor, rng=rng, tables=tables)
+
+    def save(self, outcome: Outcome, *, now: datetime | None = None) -> None:
+        tournament, floor = self.tournament, self.floor
+        now = now or tournament.started_at
+        moved = {move.player: move for move in outcome.moves}
+        if moved:
+            for table in outcome.moves:
+                if table.target.table not in self.tables:
+                    self.tables[table.target.table] = Table.objects.create(
+                        tournament=tournament, number=table.target.table
+                    )
+            rows = [
+                Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
+            ]
+            Entry.objects.bulk_update(rows, ["table", "seat"], batch_size=100)
+            changed_tables = [pk for pk, move in moved.items() if move.source.table != move.target.table]
+            Entry.objects.filter(pk__in=changed_tables).update(times_moved=F("times_moved") + 1)
+            audit_log(
+                action="tournaments.floor.moved",
+                subject=tournament,
+                data={
+                    "final_table": outcome.final_table,
+                    "moves": [
+                        [pk, move.source.table, move.target.table, move.target.seat] for pk, move in moved.items()
+                    ],
+                },
+            )
+        if outcome.finishes:
+            self._save_finishes(outcome, now)
+        for number in outcome.broken:
+            table = self.tables[number]
+            table.broken_at = now
+            table.playing = table.held = False
+            table.save(update_fields=["broken_at", "playing", "held"])
+            audit_log(action="tournaments.floor.table_broken", subject=tournament, data={"table": number})
+        changed = []
+        for number, state in floor.tables.items():
+            table = self.tables[number]
+            fields = {
+                "button": state.button,
+                "small_blind": state.small_blind,
+                "big_blind": state.big_blind,
+                "hands": state.hands,
+                "playing": state.playing,
+                "synchronised": state.synchronised,
+                "held": number in floor.held,
+            }
+            if any(getattr(table, name) != value for name, value in fields.items()):
+                for name, value in fields.items():
+                    setattr(table, name, value)
+                changed.append(table)
+        if changed:
+            Table.objects.bulk_update(
+                changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"]
+            )
+        state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
+        if floor.round_busts:
+            state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}
+            Entry.objects.filter(pk__in=floor.round_busts, table__isnull=False).update(table=None, seat=None)
+        hand_for_hand = floor.hand_for_hand and not floor.over
+        if hand_for_hand != tournament.hand_for_hand:
+            audit_log(
+                action="tournaments.floor.hand_for_hand",
+                subject=tournament,
+                data={"on": hand_for_hand, "players_left": floor.players_left},
+            )
+        if state != tournament.floor_state or hand_for_hand != tournament.hand_for_hand:
+            tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
+            tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
+
+    def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
+        rows = []
+        for finish in outcome.finishes:
+            out = not (outcome.finished and finish.best == 1)
+            rows.append(
+                Entry(
+                    pk=finish.player,
+                    finish_best=finish.best,
+                    finish_worst=finish.worst,
+                    status=EntryStatus.ELIMINATED if out else EntryStatus.ACTIVE,
+                    ended_at=now,
+                    table=None,
+                    seat=None,
+                )
+            )
+        Entry.objects.bulk_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
+        audit_log(
+            action="tournaments.floor.eliminated",
+            subject=self.tournament,
+            data={"at": now.isoformat(), "places": [[f.player, f.best, f.worst] for f in outcome.finishes]},
+        )

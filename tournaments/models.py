@@ -213,6 +213,29 @@ class Tournament(models.Model):
     deals_allowed = models.BooleanField(_("deals allowed"), default=True)
     deal_leave_for_winner = models.PositiveBigIntegerField(_("amount left for the winner in a deal"), default=0)
 
+    # The floor (rules 5, 11, 13).
+    dead_button = models.BooleanField(
+        _("dead button"), default=False, help_text=_("The live rule: the big blind moves on, the button may be dead.")
+    )
+    hand_for_hand_at = models.JSONField(
+        _("hand-for-hand also at"),
+        default=list,
+        blank=True,
+        help_text=_("Players left at which every table plays hand-for-hand, beside the bubble, e.g. [10, 19]."),
+    )
+    # Until playable tables exist, nothing plays the hands the floor deals but the
+    # simulator, which only demonstrations and tests may use: prizes are real money.
+    simulated = models.BooleanField(
+        _("hands played by the floor simulator"),
+        default=False,
+        help_text=_("Demonstrations only: random hands, eliminations and prizes."),
+    )
+    ends_when_prizes_equal = models.BooleanField(
+        _("ends when every player left wins the same"),
+        default=False,
+        help_text=_("For satellites whose seats are all alike (rule 11)."),
+    )
+
     heads_up = models.BooleanField(_("heads-up"), default=False)
     shootout = models.BooleanField(_("shootout"), default=False)
 
@@ -245,6 +268,10 @@ class Tournament(models.Model):
     level = models.PositiveSmallIntegerField(_("level"), default=0, editable=False)
     level_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
     break_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The floor engine's own state between hands (tournaments.floor).
+    hand_for_hand = models.BooleanField(_("hand-for-hand"), default=False, editable=False)
+    floor_state = models.JSONField(default=dict, blank=True, editable=False)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True, editable=False)
     # When the clock next changes something; None when nothing is scheduled (paused,
     # or over). A new event is due for a first look at once.
     next_transition_at = models.DateTimeField(null=True, blank=True, editable=False, default=timezone.now)
@@ -573,8 +600,15 @@ class Table(models.Model):
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="tables")
     number = models.PositiveSmallIntegerField(_("table"))
-    # The seat with the button for the hand in play, or the next one.
+    # The seats of the button and blinds of the hand in play or last played; with
+    # the dead button the small blind's may be empty.
     button = models.PositiveSmallIntegerField(null=True, blank=True)
+    small_blind = models.PositiveSmallIntegerField(null=True, blank=True)
+    big_blind = models.PositiveSmallIntegerField(null=True, blank=True)
+    hands = models.PositiveIntegerField(default=0)
+    playing = models.BooleanField(default=False)  # a hand is in play
+    synchronised = models.BooleanField(default=False)  # ... dealt hand-for-hand
+    held = models.BooleanField(default=False)  # waiting for a break, hand-for-hand or the final table
     broken_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -607,6 +641,11 @@ class Entry(models.Model):
     table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="entries")
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     times_moved = models.PositiveSmallIntegerField(default=0, db_default=0)
+    # The places the entry finished in (rule 12): one, or several shared by equal
+    # stacks out in one hand; and what they won, once paid.
+    finish_best = models.PositiveIntegerField(_("place"), null=True, blank=True)
+    finish_worst = models.PositiveIntegerField(null=True, blank=True)
+    prize = models.PositiveBigIntegerField(_("prize"), null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "entries"

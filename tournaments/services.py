@@ -27,6 +27,9 @@ CLONE_RESETS = (
     "first_elimination_at",
     "payouts_locked_at",
     "postponed_from",
+    "hand_for_hand",
+    "floor_state",
+    "finished_at",
     *CLOCK_STATE,
 )
 
