@@ -199,6 +199,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "tournaments-sweep": {"task": "tournaments.tasks.tournaments_sweep", "schedule": 2.0},
     "wallet-tickets-expire": {"task": "wallet.tasks.tickets_expire_task", "schedule": 60.0},
+    # Simulated (demo) tournaments only: every table finishes its hand (tournaments.simulator).
+    "floor-simulate": {"task": "tournaments.tasks.floor_simulate", "schedule": 3.0},
 }
 
 REST_FRAMEWORK = {

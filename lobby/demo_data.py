@@ -363,7 +363,8 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
 
 def _event(spec: dict) -> Tournament:
     # Every event takes its registrations first; the clock then sets the status due.
-    return Tournament.objects.create(status=Status.REGISTERING, **spec)
+    # Its hands are played by the floor simulator: there are no playable tables yet.
+    return Tournament.objects.create(status=Status.REGISTERING, simulated=True, **spec)
 
 
 def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime) -> None:

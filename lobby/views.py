@@ -33,6 +33,7 @@ from tournaments.selectors import (
     tournament_list_for_lobby,
     tournament_payouts,
     tournament_schedule,
+    tournament_standings,
     tournament_tables,
 )
 from wallet.models import Currency
@@ -342,6 +343,7 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "clock": tournament_clock(tournament),
         "tables": tournament_tables(tournament) if tournament.started_at else [],
         "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
+        "standings": tournament_standings(tournament) if tournament.started_at else [],
     }
 
 

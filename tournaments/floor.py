@@ -306,13 +306,14 @@ class _Stored:
     def save(self, outcome: Outcome, *, now: datetime | None = None) -> None:
         tournament, floor = self.tournament, self.floor
         now = now or tournament.started_at
+        # Seats are unique: the players out leave theirs before anyone moves in.
+        if outcome.finishes:
+            self._save_finishes(outcome, now)
+        if floor.round_busts:
+            Entry.objects.filter(pk__in=floor.round_busts, table__isnull=False).update(table=None, seat=None)
         moved = {move.player: move for move in outcome.moves}
         if moved:
-            for table in outcome.moves:
-                if table.target.table not in self.tables:
-                    self.tables[table.target.table] = Table.objects.create(
-                        tournament=tournament, number=table.target.table
-                    )
+            Entry.objects.filter(pk__in=moved).update(seat=None)
             rows = [
                 Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
             ]
@@ -329,8 +330,6 @@ class _Stored:
                     ],
                 },
             )
-        if outcome.finishes:
-            self._save_finishes(outcome, now)
         for number in outcome.broken:
             table = self.tables[number]
             table.broken_at = now
@@ -360,7 +359,6 @@ class _Stored:
         state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}
-            Entry.objects.filter(pk__in=floor.round_busts, table__isnull=False).update(table=None, seat=None)
         hand_for_hand = floor.hand_for_hand and not floor.over
         if hand_for_hand != tournament.hand_for_hand:
             audit_log(

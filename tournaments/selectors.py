@@ -19,7 +19,6 @@ from tournaments.rules.schedule import (
     build_schedule,
     deadlines,
 )
-from tournaments.rules.seating import blinds
 
 
 def clock_stops(tournament: Tournament, now: datetime) -> list[Stop]:
@@ -206,20 +205,26 @@ def tournament_tables(tournament: Tournament) -> list[TableView]:
     seated = (
         Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
         .order_by("table__number", "seat")
-        .values_list("table__number", "table__button", "seat", "player__screen_name", "chips")
+        .values_list(
+            "table__number",
+            "table__button",
+            "table__small_blind",
+            "table__big_blind",
+            "seat",
+            "player__screen_name",
+            "chips",
+        )
     )
     by_table: dict[int, list] = {}
-    buttons: dict[int, int | None] = {}
-    for number, button, seat, name, chips in seated:
+    positions: dict[int, tuple] = {}
+    for number, button, small, big, seat, name, chips in seated:
         by_table.setdefault(number, []).append((seat, name, chips))
-        buttons[number] = button
+        positions[number] = (button, small, big)
     views = []
     for number, rows in by_table.items():
-        occupied = [seat for seat, _name, _chips in rows]
-        roles = {}
-        if buttons[number] in occupied and len(occupied) > 1:
-            small, big = blinds(occupied, buttons[number])
-            roles = {big: "big_blind", small: "small_blind", buttons[number]: "button"}
+        button, small, big = positions[number]
+        # The stored seats (a dead button's may be empty); the button wins a seat it shares heads-up.
+        roles = {big: "big_blind", small: "small_blind", button: "button"} if len(rows) > 1 else {}
         seats = [SeatView(seat, name, chips, roles.get(seat, "")) for seat, name, chips in rows]
         views.append(TableView(number, seats))
     return views
@@ -228,3 +233,24 @@ def tournament_tables(tournament: Tournament) -> list[TableView]:
 def chip_leaders(tournament: Tournament, count: int = 3) -> list[tuple[str, int]]:
     leaders = tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("-chips", "pk")[:count]
     return list(leaders.values_list("player__screen_name", "chips"))
+
+
+@dataclass(frozen=True)
+class Finisher:
+    best: int
+    worst: int
+    player: str
+    prize: int | None
+
+    @property
+    def place(self) -> str:
+        return f"{self.best}" if self.best == self.worst else f"{self.best}-{self.worst}"
+
+
+def tournament_standings(tournament: Tournament) -> list[Finisher]:
+    """The places finished so far (rule 12), best first, with what each won once paid."""
+    rows = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "pk")
+    return [
+        Finisher(best, worst, name, prize)
+        for best, worst, name, prize in rows.values_list("finish_best", "finish_worst", "player__screen_name", "prize")
+    ]

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from tournaments.clock import FINAL, TICK_HORIZON, tournament_advance
 from tournaments.models import Tournament
+from tournaments.simulator import simulate_round
 
 # A queued task this late is taken for lost with its worker: the sweep applies its
 # transition. Sooner, the sweep would race tasks merely waiting for a busy worker.
@@ -54,3 +55,9 @@ def tournaments_sweep(*, starting: bool = False) -> int:
 def _catch_up_on_start(**_):
     # Not at beat's next sweep: the clocks a dead worker left behind are seconds late already.
     tournaments_sweep.delay(starting=True)
+
+
+@shared_task
+def floor_simulate() -> int:
+    """A hand at every table of the simulated tournaments (the demo's)."""
+    return simulate_round(now=timezone.now())

@@ -3,14 +3,22 @@ and the tables on Tournament Info (rules 4, 5, 9)."""
 
 from collections import Counter
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.clock import tournament_advance
+from tournaments.floor import floor_hand_finished
 from tournaments.models import BreakPolicyKind, Entry, Table
+from tournaments.selectors import tournament_payouts
+from tournaments.services import TournamentError
+from tournaments.tasks import floor_simulate
+from wallet.models import AccountKind
+from wallet.services import account_get, wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +75,165 @@ def test_tournament_info_shows_each_table_with_stacks_button_blinds_and_the_chip
     assert page.count('<tr class="big_blind">') == 2
     names = Entry.objects.filter(tournament=tournament).values_list("player__screen_name", flat=True)
     assert all(name in page for name in names)
+
+
+# Hands, eliminations, prizes and the end, through the services
+
+
+def stacks_at(tournament, number: int) -> dict[int, int]:
+    return dict(
+        Entry.objects.filter(table__tournament=tournament, table__number=number, table__broken_at=None).values_list(
+            "pk", "chips"
+        )
+    )
+
+
+def bust(tournament, number: int, *losers: int, now=None) -> None:
+    """A hand at table `number`: `losers` (entry ids) lose everything to the table's biggest other stack."""
+    stacks = stacks_at(tournament, number)
+    winner = max((pk for pk in stacks if pk not in losers), key=lambda pk: (stacks[pk], pk))
+    result = dict(stacks)
+    for pk in losers:
+        result[winner] += result[pk]
+        result[pk] = 0
+    floor_hand_finished(tournament_id=tournament.pk, table=number, stacks=result, now=now or timezone.now())
+
+
+def test_players_out_are_placed_and_paid_through_the_wallet_and_the_winner_takes_first():
+    tournament = started(3, late_registration_minutes=0, buy_in=1000, fee=100)
+    assert tournament.payouts_locked_at is not None
+    entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
+    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}")
+    assert pool.balance == 3000
+
+    first_out = min(entries, key=lambda e: e.pk)
+    bust(tournament, 1, first_out.pk)
+    first_out.refresh_from_db()
+    assert (first_out.status, first_out.finish_best, first_out.finish_worst) == ("eliminated", 3, 3)
+
+    left = [e.pk for e in entries if e.pk != first_out.pk]
+    bust(tournament, 1, left[0])
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    winner = Entry.objects.get(pk=left[1])
+    assert winner.finish_best == 1
+    assert winner.prize == 3000  # three entrants: winner takes all
+    assert wallet_account(winner.player, "EUR").balance == 3000
+    pool.refresh_from_db()
+    assert pool.balance == 0
+    call_command("wallet_audit", stdout=StringIO())  # the books balance
+    assert AuditEntry.objects.filter(action="tournaments.floor.finished", subject_id=str(tournament.pk)).exists()
+
+
+def test_a_hand_result_that_creates_chips_is_refused_and_changes_nothing():
+    tournament = started(4, late_registration_minutes=0)
+    stacks = stacks_at(tournament, 1)
+    wrong = {pk: chips + 1 for pk, chips in stacks.items()}
+    with pytest.raises(TournamentError, match="chips are neither created nor lost"):
+        floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=wrong, now=timezone.now())
+    assert stacks_at(tournament, 1) == stacks
+
+
+def test_balancing_moves_a_player_and_is_stored():
+    tournament = started(16, late_registration_minutes=0)  # 6/5/5 at six-seat tables
+    sizes = {t.number: t.entries.count() for t in Table.objects.filter(tournament=tournament)}
+    big = next(number for number, size in sizes.items() if size == 6)
+    small = next(number for number, size in sizes.items() if size == 5)
+    bust(tournament, small, *list(stacks_at(tournament, small))[:2])  # 6/5/3: three apart
+    report = floor_hand_finished(
+        tournament_id=tournament.pk, table=big, stacks=stacks_at(tournament, big), now=timezone.now()
+    )
+    assert report.moves == 1
+    counts = sorted(t.entries.count() for t in Table.objects.filter(tournament=tournament, broken_at=None))
+    assert counts == [4, 5, 5]
+    assert Entry.objects.filter(tournament=tournament, times_moved=1).count() == 1
+
+
+def test_a_simulated_events_break_waits_for_its_last_table_then_every_table_deals_after_it():
+    tournament = started(4, late_registration_minutes=0, simulated=True, table_size=2)
+    tournament.break_policy = BreakPolicyKind.INTERVAL
+    tournament.break_interval_minutes, tournament.break_minutes = 10, 5
+    tournament.save()
+    breaks_at = tournament.scheduled_start + timedelta(minutes=10)
+    tournament_advance(tournament_id=tournament.pk, now=breaks_at)
+    tournament.refresh_from_db()
+    assert tournament.break_pending_since == breaks_at  # two tables still in a hand
+
+    first = breaks_at + timedelta(seconds=20)
+    floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=stacks_at(tournament, 1), now=first)
+    assert Table.objects.get(tournament=tournament, number=1).held  # no new hand: the break is due
+    last = breaks_at + timedelta(seconds=45)
+    floor_hand_finished(tournament_id=tournament.pk, table=2, stacks=stacks_at(tournament, 2), now=last)
+    tournament.refresh_from_db()
+    assert tournament.status == "on_break"
+    assert tournament.break_ends_at == last + timedelta(minutes=5)
+
+    tournament_advance(tournament_id=tournament.pk, now=tournament.break_ends_at)
+    tables = Table.objects.filter(tournament=tournament)
+    assert all(table.playing and not table.held for table in tables)
+
+
+def test_a_late_entrant_moves_every_finished_place_down_one():
+    tournament = started(3, late_registration_minutes=30)
+    out = Entry.objects.filter(tournament=tournament).order_by("pk").first()
+    bust(tournament, 1, out.pk, now=tournament.scheduled_start + timedelta(minutes=1))
+    out.refresh_from_db()
+    assert out.finish_best == 3
+    entrants(tournament, 1, now=tournament.scheduled_start + timedelta(minutes=2))
+    out.refresh_from_db()
+    assert out.finish_best == 4
+    assert out.prize is None  # paid (if anything) once registration is over
+
+
+def test_late_registration_closes_at_the_first_elimination_where_the_event_says_so():
+    tournament = started(3, late_registration_minutes=30, late_registration_closes_at_first_elimination=True)
+    at = tournament.scheduled_start + timedelta(minutes=1)
+    bust(tournament, 1, Entry.objects.filter(tournament=tournament).order_by("pk").first().pk, now=at)
+    tournament.refresh_from_db()
+    assert tournament.late_registration_closed_at == at
+    assert tournament.status == "running"
+
+
+def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
+    target = TournamentFactory(
+        blind_structure=BlindStructureFactory(), scheduled_start=timezone.now() + timedelta(days=2), buy_in=1000, fee=0
+    )
+    tournament = started(
+        7,
+        late_registration_minutes=0,
+        buy_in=700,
+        fee=0,
+        satellite_target=target,
+        prize_structure="satellite",
+        ends_when_prizes_equal=True,
+        table_size=9,
+    )
+    entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
+    # 4,900 pays four seats of 1,000 and 900 to the fifth: not all alike, so play down to five with a bust of two.
+    assert tournament_payouts(tournament, now=timezone.now()).places[:4] == [1000] * 4
+    bust(tournament, 1, entries[0].pk, entries[1].pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "running"  # five left, but the fifth place pays less
+    bust(tournament, 1, entries[2].pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    assert Entry.objects.filter(tournament=target).count() == 4
+
+
+def test_simulate_floor_plays_a_tournament_to_the_end_with_the_books_balanced():
+    out = StringIO()
+    call_command("simulate_floor", entrants=40, table_size=6, seed=3, stdout=out)
+    report = out.getvalue()
+    assert "40 entrants, 7 tables of 6" in report
+    assert "places 40, prizes paid 40000 of a pool of 40000" in report
+    call_command("wallet_audit", stdout=StringIO())
+
+
+def test_the_demos_beat_plays_a_hand_at_every_table_of_simulated_events_only(client):
+    simulated = started(12, late_registration_minutes=0, simulated=True)
+    real = started(12, late_registration_minutes=0)
+    assert floor_simulate() == 2
+    assert sum(Table.objects.filter(tournament=simulated).values_list("hands", flat=True)) == 4
+    assert sum(Table.objects.filter(tournament=real).values_list("hands", flat=True)) == 2
+    page = client.get(f"/tournaments/{simulated.pk}/").content.decode()
+    assert "Table 1" in page
