@@ -253,7 +253,8 @@ class TournamentAdmin(admin.ModelAdmin):
             _("Prizes and bounties"),
             {"fields": ("prize_structure", "guarantee", "prize_contributions", "bounty_kind", "bounty_amount")},
         ),
-        (_("Satellite"), {"fields": ("satellite_target", "satellite_seats")}),
+        (_("Satellite"), {"fields": ("satellite_target", "satellite_seats", "ends_when_prizes_equal")}),
+        (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at", "simulated")}),
         (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner")}),
         (_("Formats"), {"fields": ("heads_up", "shootout")}),
     )
