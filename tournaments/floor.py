@@ -35,6 +35,7 @@ IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAU
 REFUSALS = {
     "not_in_play": gettext_lazy("The tournament is not in play."),
     "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
+    "stale_hand": gettext_lazy("That hand has already been reported; the table is on another hand."),
 }
 
 
@@ -92,10 +93,17 @@ def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = No
 
 
 def floor_hand_finished(
-    *, tournament_id: int, table: int, stacks: Mapping[int, int], now: datetime, rng: Random | None = None
+    *,
+    tournament_id: int,
+    table: int,
+    stacks: Mapping[int, int],
+    now: datetime,
+    hand: int | None = None,
+    rng: Random | None = None,
 ) -> HandReport:
-    """Table `table` has finished its hand; `stacks` gives each of its players'
-    (entry ids) stack at the end. Players with no chips are out and placed (rule 12)
+    """Table `table` has finished its hand (its `hand`-th: a report repeated after
+    the table moved on is refused, so a retry never plays a hand twice); `stacks`
+    gives each of its players' (entry ids) stack at the end. Players with no chips are out and placed (rule 12)
     and paid once the payouts are locked; the table breaks, balances (rule 16), holds
     for a barrier or deals; the tournament may end (rule 11)."""
     with transaction.atomic():
@@ -103,6 +111,9 @@ def floor_hand_finished(
         if tournament.status not in IN_PLAY or not tournament.started_at:
             raise TournamentError(str(REFUSALS["not_in_play"]), "not_in_play")
         stored = _Stored.load(tournament, rng=rng)
+        dealt = stored.floor.tables.get(table)
+        if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
+            raise TournamentError(str(REFUSALS["stale_hand"]), "stale_hand")
         try:
             outcome = stored.floor.hand_finished(table, {int(pk): chips for pk, chips in stacks.items()})
         except FloorError as error:

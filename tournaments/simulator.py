@@ -18,13 +18,14 @@ def simulate_hand(
     tournament_id: int, table: int, *, now: datetime, rng: random.Random, bust_chance: float = 0.3
 ) -> HandReport:
     """One hand at table `table` (which must have one in play), to its end."""
+    hand = Table.objects.get(tournament_id=tournament_id, number=table, broken_at=None).hands
     stacks = dict(
         Entry.objects.filter(
             table__tournament_id=tournament_id, table__number=table, table__broken_at=None, status=EntryStatus.ACTIVE
         ).values_list("pk", "chips")
     )
     result = hand_result(stacks, rng, bust_chance=bust_chance)
-    return floor_hand_finished(tournament_id=tournament_id, table=table, stacks=result, now=now, rng=rng)
+    return floor_hand_finished(tournament_id=tournament_id, table=table, stacks=result, now=now, hand=hand, rng=rng)
 
 
 def playing_tables(tournament_id: int) -> list[int]:

@@ -237,3 +237,15 @@ def test_the_demos_beat_plays_a_hand_at_every_table_of_simulated_events_only(cli
     assert sum(Table.objects.filter(tournament=real).values_list("hands", flat=True)) == 2
     page = client.get(f"/tournaments/{simulated.pk}/").content.decode()
     assert "Table 1" in page
+
+
+def test_a_hand_reported_twice_is_played_once():
+    tournament = started(4, late_registration_minutes=0)
+    table = Table.objects.get(tournament=tournament, number=1)
+    stacks = stacks_at(tournament, 1)
+    loser, winner = sorted(stacks)[:2]
+    result = stacks | {loser: stacks[loser] - 100, winner: stacks[winner] + 100}
+    floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=result, now=timezone.now(), hand=table.hands)
+    with pytest.raises(TournamentError, match="already been reported"):
+        floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=result, now=timezone.now(), hand=table.hands)
+    assert stacks_at(tournament, 1) == result
