@@ -59,7 +59,7 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
         {pk: entry.chips for pk, entry in entries.items()}, **_options(tournament, rng or secrets.SystemRandom())
     )
     Table.objects.bulk_create(Table(tournament=tournament, number=number) for number in floor.tables)
-    stored = _Stored(tournament, floor, rng=None)
+    stored = _Stored(tournament, floor)
     for pk, seat in floor.where.items():
         entries[pk].table, entries[pk].seat = stored.tables[seat.table], seat.seat
     Entry.objects.bulk_update(entries.values(), ["table", "seat"])
@@ -267,13 +267,12 @@ def _options(tournament: Tournament, rng: Random) -> dict:
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
-    def __init__(self, tournament: Tournament, floor: Floor, *, rng: Random | None, tables=None):
+    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None):
         self.tournament = tournament
         self.floor = floor
         self.tables: dict[int, Table] = tables or {
             table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)
         }
-        self.hand_for_hand = tournament.hand_for_hand
 
     @classmethod
     def load(cls, tournament: Tournament, *, rng: Random | None) -> "_Stored":
@@ -312,7 +311,7 @@ class _Stored:
             or tournament.status == Status.ON_BREAK,
             **_options(tournament, rng or secrets.SystemRandom()),
         )
-        return cls(tournament, floor, rng=rng, tables=tables)
+        return cls(tournament, floor, tables=tables)
 
     def save(self, outcome: Outcome, *, now: datetime | None = None) -> None:
         tournament, floor = self.tournament, self.floor

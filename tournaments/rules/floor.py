@@ -168,10 +168,6 @@ class Floor:
         self._deal_if_ready(number, outcome)
         return seat, outcome
 
-    def add_chips(self, player: Player, chips: int) -> None:
-        """A rebuy or add-on between hands."""
-        self.stacks[player] += chips
-
     # A finished hand
 
     def hand_finished(self, number: int, after: Mapping[Player, int]) -> Outcome:
@@ -221,15 +217,6 @@ class Floor:
     @property
     def hand_for_hand(self) -> bool:
         return self.players_left in self.hand_for_hand_at and len(self.tables) > 1
-
-    def blinds_of(self, number: int) -> tuple[int | None, int] | None:
-        """(small blind, big blind) of the table's hand in play or last played."""
-        table = self.tables[number]
-        if table.button is None or len(table.seats) < 2:
-            return None
-        if self.dead_button:
-            return _posted(table), table.big_blind
-        return blinds(sorted(table.seats), table.button)
 
     # Internals
 
