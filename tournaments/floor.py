@@ -19,6 +19,7 @@ from django.db.models import F
 from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
+from deals.models import Deal
 from tournaments.events import tournament_changed
 from tournaments.models import Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
@@ -154,17 +155,29 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     stored.save(outcome)
 
 
-def floor_pay_prizes(tournament: Tournament, *, now: datetime) -> None:
+def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
     """Pay every finisher whose prize is not paid yet, once the payouts are locked
     (rule 7): places out before then are paid as the lock comes. Satellites pay
-    seats at the end instead (tournaments.satellites)."""
+    seats at the end instead (tournaments.satellites). A player in a deal (rule 23)
+    gets the agreed amount, and the winner what was left to play for too: as each
+    is out, or all when the tournament is `over`, as the event says."""
     if tournament.payouts_locked_at is None or tournament.prize_structure == PrizeStructure.SATELLITE:
         return
-    unpaid = list(tournament.entries.filter(finish_best__isnull=False, prize__isnull=True).select_related("player"))
+    deal = Deal.objects.filter(tournament=tournament).first()
+    unpaid = [
+        entry
+        for entry in tournament.entries.filter(finish_best__isnull=False, prize__isnull=True).select_related("player")
+        if deal is None or deal.amount_for(entry.pk) is None or over or tournament.deal_paid_at_bust
+    ]
     if not unpaid:
         return
     payouts = tournament_payouts(tournament, now=now).places
     won = prizes([Finish(entry.pk, entry.finish_best, entry.finish_worst) for entry in unpaid], payouts)
+    if deal is not None:
+        for entry in unpaid:
+            agreed = deal.amount_for(entry.pk)
+            if agreed is not None:
+                won[entry.pk] = agreed + (deal.play_for if entry.finish_best == 1 else 0)
     pool = _prize_pool(tournament, payouts)
     for entry in unpaid:
         amount = won.get(entry.pk, 0)
@@ -204,6 +217,7 @@ def _prize_pool(tournament: Tournament, payouts: list[int]):
 
 
 def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
+    """The first elimination's consequences (rule 9), and the prizes now due."""
     if not outcome.finishes:
         return
     if tournament.first_elimination_at is None:
@@ -218,7 +232,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime)
 
             tournament_advance(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
-    floor_pay_prizes(tournament, now=now)
+    floor_pay_prizes(tournament, now=now, over=outcome.finished)
 
 
 def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:

@@ -212,6 +212,11 @@ class Tournament(models.Model):
     # Deals (rule 23).
     deals_allowed = models.BooleanField(_("deals allowed"), default=True)
     deal_leave_for_winner = models.PositiveBigIntegerField(_("amount left for the winner in a deal"), default=0)
+    deal_paid_at_bust = models.BooleanField(
+        _("deal amounts paid as each player is out"), default=False, help_text=_("Otherwise all at the end.")
+    )
+    # A chop negotiation has stopped the clock (rule 23.3): pages say so.
+    deal_in_progress = models.BooleanField(_("deal in progress"), default=False, editable=False)
 
     # The floor (rules 5, 11, 13).
     dead_button = models.BooleanField(

@@ -1,0 +1,425 @@
+"""The chop workflow of rule 23, mediated by staff: a player at the final table
+asks (an urgent support ticket), every player says whether they want to negotiate,
+staff stop the clock, proposals are put with the calculators (deals.rules), each
+player accepts or rejects, and the deal every player accepted is recorded. The
+floor pays it (tournaments.floor.floor_pay_prizes), exactly once.
+
+Every service locks the tournament's row first (as the floor does for a hand), so
+a negotiation and the hands at the table never cross.
+"""
+
+from datetime import datetime
+
+from audit.services import audit_log
+from django.db import transaction
+from django.utils.translation import gettext_lazy
+from support.models import Ticket, TicketKind, TicketStatus
+from tournaments.clock import tournament_pause, tournament_resume
+from tournaments.entries import pool_currency
+from tournaments.events import tournament_changed
+from tournaments.models import Entry, EntryStatus, Status, Table, Tournament
+from tournaments.selectors import tournament_payouts
+from tournaments.services import TournamentError
+from wallet.events import after_commit
+from wallet.models import Currency
+
+from deals import rules
+from deals.events import negotiation_changed
+from deals.models import (
+    ACTIVE,
+    Answer,
+    Deal,
+    Negotiation,
+    NegotiationStatus,
+    Participant,
+    Proposal,
+    ProposalKind,
+    ProposalStatus,
+)
+
+IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
+
+REFUSALS = {
+    "not_in_play": gettext_lazy("The tournament is not in play."),
+    "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
+    "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),
+    "heads_up": gettext_lazy("No deals in a multi-table heads-up tournament before its final table (rule 23.9)."),
+    "not_final_table": gettext_lazy("Only the players at the final table can make a deal (rule 23.7)."),
+    "payouts_provisional": gettext_lazy(
+        "A deal needs the final payouts: registration or the rebuy period is still open."
+    ),
+    "not_at_table": gettext_lazy("Only a player still in the tournament can ask for or answer a deal."),
+    "already_negotiating": gettext_lazy("A deal is already being negotiated in this tournament."),
+    "already_dealt": gettext_lazy("A deal has already been made in this tournament."),
+    "closed": gettext_lazy("This negotiation is over."),
+    "not_all_agreed": gettext_lazy(
+        "Every player must say they want to negotiate before the clock is stopped (rule 23.3)."
+    ),
+    "not_claimed": gettext_lazy("Claim the ticket first: the staff member who claimed it mediates."),
+    "claimed_by_other": gettext_lazy("Another staff member has claimed this ticket."),
+    "clock_running": gettext_lazy("Stop the clock first: proposals come once every player wants to negotiate."),
+    "clock": gettext_lazy("The clock cannot be stopped now: %(reason)s"),
+    "bad_amounts": gettext_lazy("That proposal does not add up: %(reason)s."),
+    "not_open": gettext_lazy("This proposal is no longer open."),
+    "players_changed": gettext_lazy(
+        "A player has been eliminated since the negotiation began; a deal must include every remaining player."
+    ),
+    "reason_required": gettext_lazy("Give a reason."),
+}
+
+
+def refuse(code: str, **params) -> TournamentError:
+    message = str(REFUSALS[code])
+    return TournamentError(message % params if params else message, code)
+
+
+def chop_request(*, tournament_id: int, player, now: datetime) -> Negotiation:
+    """A player at the final table asks for a deal (rule 23.2): an urgent ticket in
+    the staff queue, and every player left asked whether they want to negotiate."""
+    with transaction.atomic():
+        tournament = _locked(tournament_id)
+        _check_can_deal(tournament)
+        entry = _active_entry(tournament, player)
+        if Negotiation.objects.filter(tournament=tournament, status__in=ACTIVE).exists():
+            raise refuse("already_negotiating")
+        ticket = Ticket.objects.create(
+            kind=TicketKind.CHOP,
+            title=f"URGENT Tournament #{tournament.pk} chop",
+            urgent=True,
+            tournament=tournament,
+            opened_by=player,
+        )
+        payouts = tournament_payouts(tournament, now=now).places
+        left = list(tournament.entries.filter(status=EntryStatus.ACTIVE, finish_best=None))
+        negotiation = Negotiation.objects.create(
+            tournament=tournament, ticket=ticket, requested_by=entry, prizes=payouts[: len(left)]
+        )
+        Participant.objects.bulk_create(
+            Participant(
+                negotiation=negotiation,
+                entry=other,
+                chips=other.chips,
+                wants_to_negotiate=True if other.pk == entry.pk else None,
+                answered_at=now if other.pk == entry.pk else None,
+            )
+            for other in left
+        )
+        audit_log(action="deals.requested", subject=negotiation, actor=player, data={"ticket": ticket.pk})
+        _changed(negotiation)
+        return negotiation
+
+
+def chop_claim(*, negotiation_id: int, staff, now: datetime) -> Negotiation:
+    """A staff member takes the ticket and mediates."""
+    with transaction.atomic():
+        negotiation = _negotiation(negotiation_id)
+        ticket = negotiation.ticket
+        if ticket.claimed_by_id and ticket.claimed_by_id != staff.pk:
+            raise refuse("claimed_by_other")
+        ticket.claimed_by, ticket.claimed_at, ticket.status = staff, now, TicketStatus.CLAIMED
+        ticket.save(update_fields=["claimed_by", "claimed_at", "status"])
+        audit_log(action="deals.claimed", subject=negotiation, actor=staff)
+        _changed(negotiation)
+        return negotiation
+
+
+def chop_consent(*, negotiation_id: int, player, wants: bool, now: datetime) -> Negotiation:
+    """A player says whether they want to negotiate (rule 23.3). One no ends it."""
+    with transaction.atomic():
+        negotiation = _negotiation(negotiation_id)
+        participant = _participant(negotiation, player)
+        participant.wants_to_negotiate, participant.answered_at = wants, now
+        participant.save(update_fields=["wants_to_negotiate", "answered_at"])
+        audit_log(action="deals.consent", subject=negotiation, actor=player, data={"wants": wants})
+        if not wants:
+            _end(negotiation, now=now, reason=f"{player.screen_name} does not want to negotiate.", actor=player)
+        _changed(negotiation)
+        return negotiation
+
+
+def chop_stop_clock(*, negotiation_id: int, staff, now: datetime) -> Negotiation:
+    """Every player wants to negotiate: the clock stops (rules 17, 23.3); tables
+    finish their hands and deal no new one; pages say a deal is in progress."""
+    with transaction.atomic():
+        negotiation = _negotiation(negotiation_id, staff=staff)
+        if negotiation.status != NegotiationStatus.ASKING:
+            raise refuse("closed")
+        if negotiation.participants.exclude(wants_to_negotiate=True).exists():
+            raise refuse("not_all_agreed")
+        if _current(negotiation, now) is not None:
+            return _stop_clock(negotiation, staff, now)
+    raise refuse("players_changed")
+
+
+def _stop_clock(negotiation: Negotiation, staff, now: datetime) -> Negotiation:
+    tournament = negotiation.tournament
+    if tournament.paused_at is None:
+        try:
+            tournament_pause(
+                tournament_id=tournament.pk, actor=staff, reason=f"Deal in progress ({negotiation.ticket})", now=now
+            )
+        except TournamentError as error:
+            raise refuse("clock", reason=error.message) from error
+    Tournament.objects.filter(pk=tournament.pk).update(deal_in_progress=True)
+    negotiation.status, negotiation.clock_stopped_at = NegotiationStatus.NEGOTIATING, now
+    negotiation.save(update_fields=["status", "clock_stopped_at"])
+    audit_log(action="deals.clock_stopped", subject=negotiation, actor=staff)
+    after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+    _changed(negotiation)
+    return negotiation
+
+
+def proposal_create(
+    *,
+    negotiation_id: int,
+    author,
+    kind: str,
+    now: datetime,
+    play_for: int | None = None,
+    amounts: dict[int, int] | None = None,
+) -> Proposal:
+    """A proposal (rule 23.5): staff prepare ICM, chip-count, equal or custom
+    amounts; a player may put custom amounts. `play_for` defaults to the event's
+    amount left for the winner. It replaces the proposal open before it."""
+    with transaction.atomic():
+        negotiation = _negotiation(negotiation_id)
+        if negotiation.status != NegotiationStatus.NEGOTIATING:
+            raise refuse("clock_running")
+        if author.is_staff:
+            _check_mediator(negotiation, author)
+        else:
+            _participant(negotiation, author)
+        participants = _current(negotiation, now)
+        if participants is None:
+            proposal = None
+        else:
+            proposal = _propose(negotiation, author, kind, participants, play_for=play_for, amounts=amounts, now=now)
+    if proposal is None:
+        raise refuse("players_changed")
+    return proposal
+
+
+def _propose(negotiation, author, kind, participants, *, play_for, amounts, now) -> Proposal:
+    play_for = negotiation.tournament.deal_leave_for_winner if play_for is None else play_for
+    stacks = [p.entry.chips for p in participants]
+    prizes = negotiation.prizes
+    try:
+        if kind == ProposalKind.CUSTOM:
+            shares = [int((amounts or {}).get(p.entry_id, -1)) for p in participants]
+            if any(share < 0 for share in shares):
+                raise ValueError("every player needs an amount of 0 or more")
+            rules.check_custom(shares, prizes, play_for)
+        else:
+            split = {
+                ProposalKind.ICM: rules.icm_split,
+                ProposalKind.CHIP_CHOP: rules.chip_chop,
+                ProposalKind.EQUAL: rules.equal_split,
+            }[ProposalKind(kind)]
+            shares = split(stacks, prizes, play_for)
+    except (ValueError, KeyError) as error:
+        raise refuse("bad_amounts", reason=str(error)) from error
+    negotiation.proposals.filter(status=ProposalStatus.OPEN).update(
+        status=ProposalStatus.WITHDRAWN, closed_at=now, close_reason="A new proposal replaced it."
+    )
+    proposal = Proposal.objects.create(
+        negotiation=negotiation,
+        kind=kind,
+        play_for=play_for,
+        amounts={str(p.entry_id): share for p, share in zip(participants, shares, strict=True)},
+        created_by=author,
+    )
+    audit_log(
+        action="deals.proposed",
+        subject=negotiation,
+        actor=author,
+        data={"proposal": proposal.pk, "kind": kind, "play_for": play_for, "amounts": proposal.amounts},
+    )
+    _changed(negotiation)
+    return proposal
+
+
+def proposal_withdraw(*, proposal_id: int, staff, reason: str, now: datetime) -> Proposal:
+    """Staff withdraw a proposal, for instance one too lopsided to accept (rules 1, 20)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    with transaction.atomic():
+        proposal = Proposal.objects.select_related("negotiation").get(pk=proposal_id)
+        negotiation = _negotiation(proposal.negotiation_id, staff=staff)
+        proposal.refresh_from_db()
+        if proposal.status != ProposalStatus.OPEN:
+            raise refuse("not_open")
+        proposal.status, proposal.closed_at, proposal.close_reason = ProposalStatus.WITHDRAWN, now, reason[:200]
+        proposal.save(update_fields=["status", "closed_at", "close_reason"])
+        audit_log(action="deals.withdrawn", subject=negotiation, actor=staff, reason=reason[:200])
+        _changed(negotiation)
+        return proposal
+
+
+def proposal_answer(*, proposal_id: int, player, accept: bool, now: datetime) -> Proposal:
+    """A player accepts or rejects a proposal on their own screen (rule 23.6). A
+    rejection closes it; when every player has accepted, the deal is made."""
+    with transaction.atomic():
+        proposal = Proposal.objects.get(pk=proposal_id)
+        negotiation = _negotiation(proposal.negotiation_id)
+        proposal.refresh_from_db()
+        if proposal.status != ProposalStatus.OPEN:
+            raise refuse("not_open")
+        participant = _participant(negotiation, player)
+        participants = _current(negotiation, now)
+        if participants is None:
+            proposal = None
+        else:
+            _answer(negotiation, proposal, participant, participants, player=player, accept=accept, now=now)
+    if proposal is None:
+        raise refuse("players_changed")
+    return proposal
+
+
+def _answer(negotiation, proposal, participant, participants, *, player, accept: bool, now: datetime) -> None:
+    Answer.objects.update_or_create(
+        proposal=proposal, entry=participant.entry, defaults={"accepted": accept, "answered_at": now}
+    )
+    audit_log(
+        action="deals.answered", subject=negotiation, actor=player, data={"proposal": proposal.pk, "accept": accept}
+    )
+    if not accept:
+        proposal.status, proposal.closed_at = ProposalStatus.REJECTED, now
+        proposal.close_reason = f"Rejected by {player.screen_name}."
+        proposal.save(update_fields=["status", "closed_at", "close_reason"])
+    elif proposal.answers.filter(accepted=True).count() == len(participants):
+        _agree(negotiation, proposal, now)
+    _changed(negotiation)
+
+
+def negotiation_end(*, negotiation_id: int, staff, reason: str, now: datetime) -> Negotiation:
+    """Staff end the negotiation without a deal; the clock goes again."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    with transaction.atomic():
+        negotiation = _negotiation(negotiation_id, staff=staff)
+        _end(negotiation, now=now, reason=reason[:200], actor=staff)
+        _changed(negotiation)
+        return negotiation
+
+
+# Inside
+
+
+def _agree(negotiation: Negotiation, proposal: Proposal, now: datetime) -> None:
+    """The deal (rule 23.1): recorded with who, how much, what is left to play for,
+    the staff member and when; the clock goes again; play continues for the rest."""
+    proposal.status, proposal.closed_at = ProposalStatus.ACCEPTED, now
+    proposal.save(update_fields=["status", "closed_at"])
+    ticket = negotiation.ticket
+    deal = Deal.objects.create(
+        negotiation=negotiation,
+        tournament=negotiation.tournament,
+        proposal=proposal,
+        amounts=proposal.amounts,
+        play_for=proposal.play_for,
+        staff=ticket.claimed_by,
+        agreed_at=now,
+    )
+    audit_log(
+        action="deals.agreed",
+        subject=negotiation,
+        actor=ticket.claimed_by,
+        data={"deal": deal.pk, "amounts": deal.amounts, "play_for": deal.play_for, "at": now.isoformat()},
+    )
+    _close(negotiation, NegotiationStatus.AGREED, now=now, reason="", actor=ticket.claimed_by)
+
+
+def _end(negotiation: Negotiation, *, now: datetime, reason: str, actor) -> None:
+    negotiation.proposals.filter(status=ProposalStatus.OPEN).update(
+        status=ProposalStatus.WITHDRAWN, closed_at=now, close_reason="The negotiation ended."
+    )
+    audit_log(action="deals.ended", subject=negotiation, actor=actor, reason=reason)
+    _close(negotiation, NegotiationStatus.ENDED, now=now, reason=reason, actor=actor)
+
+
+def _close(negotiation: Negotiation, status: str, *, now: datetime, reason: str, actor) -> None:
+    """The negotiation is over: its ticket closes and a clock it stopped goes again."""
+    negotiation.status, negotiation.ended_at, negotiation.end_reason = status, now, reason
+    negotiation.save(update_fields=["status", "ended_at", "end_reason"])
+    Ticket.objects.filter(pk=negotiation.ticket_id).update(status=TicketStatus.CLOSED, closed_at=now)
+    tournament = negotiation.tournament
+    Tournament.objects.filter(pk=tournament.pk).update(deal_in_progress=False)
+    tournament.refresh_from_db()
+    if negotiation.clock_stopped_at is not None and tournament.paused_at is not None:
+        tournament_resume(tournament_id=tournament.pk, actor=actor, now=now)
+    after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+
+
+def _current(negotiation: Negotiation, now: datetime) -> list[Participant] | None:
+    """The participants, who must still be every player left (rule 23.7): a player
+    out since the request ends the negotiation (None; the caller commits that,
+    then refuses)."""
+    participants = list(negotiation.participants.select_related("entry"))
+    left = set(
+        negotiation.tournament.entries.filter(status=EntryStatus.ACTIVE, finish_best=None).values_list("pk", flat=True)
+    )
+    if {p.entry_id for p in participants} != left:
+        _end(negotiation, now=now, reason=str(REFUSALS["players_changed"]), actor=None)
+        _changed(negotiation)
+        return None
+    return participants
+
+
+def _check_can_deal(tournament: Tournament) -> None:
+    if tournament.status not in IN_PLAY or tournament.started_at is None:
+        raise refuse("not_in_play")
+    if not tournament.deals_allowed:
+        raise refuse("deals_disallowed")
+    if pool_currency(tournament) == Currency.TMONEY:
+        raise refuse("not_real_money")
+    if Deal.objects.filter(tournament=tournament).exists():
+        raise refuse("already_dealt")
+    if Table.objects.filter(tournament=tournament, broken_at=None).count() > 1:
+        raise refuse("heads_up" if tournament.heads_up else "not_final_table")
+    if tournament.payouts_locked_at is None:
+        raise refuse("payouts_provisional")
+
+
+def _active_entry(tournament: Tournament, player) -> Entry:
+    entry = tournament.entries.filter(player=player, status=EntryStatus.ACTIVE, finish_best=None).first()
+    if entry is None:
+        raise refuse("not_at_table")
+    return entry
+
+
+def _participant(negotiation: Negotiation, player) -> Participant:
+    participant = negotiation.participants.select_related("entry").filter(entry__player=player).first()
+    if participant is None or participant.entry.status != EntryStatus.ACTIVE or participant.entry.finish_best:
+        raise refuse("not_at_table")
+    return participant
+
+
+def _check_mediator(negotiation: Negotiation, staff) -> None:
+    claimed_by = negotiation.ticket.claimed_by_id
+    if claimed_by is None:
+        raise refuse("not_claimed")
+    if claimed_by != staff.pk:
+        raise refuse("claimed_by_other")
+
+
+def _negotiation(negotiation_id: int, *, staff=None) -> Negotiation:
+    """The negotiation, open, under its tournament's row lock; with `staff`, only
+    for the staff member who claimed its ticket."""
+    tournament_id = Negotiation.objects.values_list("tournament_id", flat=True).get(pk=negotiation_id)
+    _locked(tournament_id)
+    negotiation = Negotiation.objects.select_related("tournament", "ticket").get(pk=negotiation_id)
+    if negotiation.status not in ACTIVE:
+        raise refuse("closed")
+    if staff is not None:
+        _check_mediator(negotiation, staff)
+    return negotiation
+
+
+def _locked(tournament_id: int) -> Tournament:
+    return Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+
+
+def _changed(negotiation: Negotiation) -> None:
+    after_commit(negotiation_changed, negotiation_id=negotiation.pk)
