@@ -25,6 +25,7 @@ urlpatterns = [
         path("", include("lobby.urls")),
         path("accounts/", include("accounts.urls")),
         path("support/", include("support.urls")),
+        path("deals/", include("deals.urls")),
         prefix_default_language=False,
     ),
 ]

@@ -247,6 +247,7 @@ class LobbyRowWriter:
         self.start_format = _("D j M, H:i")
         self.game_labels = {game: str(label) for game, label in Game.choices}
         self.status_labels = {status: str(label) for status, label in Status.choices}
+        self.deal_label = str(_("Deal in progress"))
         self.zone = timezone.get_current_timezone()
         self.money = functools.cache(money)
         self.buy_in_text = functools.cache(functools.partial(buy_in_text, write_money=self.money))
@@ -295,7 +296,7 @@ class LobbyRowWriter:
             "entrants": f"{self.integer(row['entries_count'])} / {self.integer(row['max_entrants'])}",
             "pool_text": self.money(row["pool"], pool_currency),
             "guarantee_text": self.money(row["guarantee"], pool_currency) if row["guarantee"] else "",
-            "status_label": self.status_labels[row["status"]],
+            "status_label": self.deal_label if row["deal_in_progress"] else self.status_labels[row["status"]],
             "tags_html": mark_safe("".join([self.tag_html(tag) for tag in tags])),  # noqa: S308 (our renders)
         }
 

@@ -4,6 +4,7 @@ from support import views
 
 app_name = "support"
 urlpatterns = [
+    path("tickets/", views.tickets, name="tickets"),
     path("players/", views.player_search, name="players"),
     path("players/<int:pk>/", views.player_wallet, name="player"),
     path("players/<int:pk>/deposit/", views.deposit, name="deposit"),

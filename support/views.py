@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from lobby.templatetags.poker import money
 from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm, minor_units
+from support.models import Ticket, TicketStatus
 from wallet.models import Currency, TransferReason
 from wallet.selectors import wallet_balance, wallet_history, wallet_summary
 from wallet.services import InsufficientFunds, WalletError, deposit_create, staff_adjust, tmoney_issue
@@ -185,3 +186,16 @@ def _history_row(row: dict) -> dict:
         "credit": amount > 0,
         "amount_text": ("+" if amount > 0 else "\u2212") + money(abs(amount), row["currency"]),
     }
+
+
+@require_GET
+@staff_required
+def tickets(request):
+    """The staff queue: open and claimed tickets, urgent first, live."""
+    queue = (
+        Ticket.objects.exclude(status=TicketStatus.CLOSED)
+        .select_related("tournament", "opened_by", "claimed_by", "negotiation")
+        .order_by("-urgent", "created_at")
+    )
+    template = "support/tickets.html#queue" if request.GET.get("part") == "queue" else "support/tickets.html"
+    return render(request, template, {"tickets": queue})

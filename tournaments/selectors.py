@@ -112,6 +112,7 @@ LOBBY_FIELDS = (
     "speed",
     "heads_up",
     "deepstack",
+    "deal_in_progress",
 )
 
 

@@ -33,8 +33,8 @@ pytestmark = pytest.mark.django_db
 
 
 def final_table(count: int = 4, **fields):
-    """A started event whose players all sit at one table, payouts locked."""
-    now = timezone.now()
+    """An event started a minute ago whose players all sit at one table, payouts locked."""
+    start = timezone.now() - timedelta(minutes=1)
     fields = {
         "table_size": 9,
         "break_policy": BreakPolicyKind.NONE,
@@ -44,17 +44,15 @@ def final_table(count: int = 4, **fields):
         "prize_structure": "flat",
         "deal_leave_for_winner": 100,
     } | fields
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), scheduled_start=now + timedelta(minutes=5), **fields
-    )
-    players = entrants(tournament, count, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament = TournamentFactory(blind_structure=BlindStructureFactory(), scheduled_start=start, **fields)
+    players = entrants(tournament, count, now=start - timedelta(minutes=10))
+    tournament_advance(tournament_id=tournament.pk, now=timezone.now())
     tournament.refresh_from_db()
-    _moment["at"] = tournament.scheduled_start
+    _moment["at"] = timezone.now()
     return tournament, players
 
 
-# The tests' time: the events start five minutes ahead, so the clock reads from there on.
+# The tests' time, a second further at each step.
 _moment = {"at": timezone.now()}
 
 
@@ -233,3 +231,56 @@ def test_a_custom_proposal_that_does_not_add_up_is_refused(staff):
         )
     with pytest.raises(TournamentError, match="left to play for must be between"):
         proposal_create(negotiation_id=negotiation.pk, author=staff, kind="icm", play_for=10**9, now=now())
+
+
+# The pages
+
+
+def test_the_pages_carry_the_workflow_and_refuse_who_has_no_part_in_it(client, staff):
+    tournament, players = final_table(3)
+    client.force_login(players[0])
+    info = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "Ask for a deal" in info
+    response = client.post(f"/deals/tournaments/{tournament.pk}/request/")
+    negotiation = Negotiation.objects.get()
+    assert response["Location"] == f"/deals/{negotiation.pk}/"
+    page = client.get(response["Location"]).content.decode()
+    assert f"URGENT Tournament #{tournament.pk} chop" in page
+    assert "Waiting for a staff member" in page
+
+    # Somebody else: not a participant, not staff.
+    client.force_login(UserFactory())
+    assert client.get(f"/deals/{negotiation.pk}/").status_code == 403
+    assert client.post(f"/deals/{negotiation.pk}/claim/").status_code == 403
+    client.logout()
+    assert client.get(f"/deals/{negotiation.pk}/")["Location"].startswith("/accounts/login/")
+
+    # The staff queue lists the ticket; claiming and stopping the clock need every yes.
+    client.force_login(staff)
+    queue = client.get("/support/tickets/").content.decode()
+    assert f"URGENT Tournament #{tournament.pk} chop" in queue
+    client.post(f"/deals/{negotiation.pk}/claim/")
+    refused = client.post(f"/deals/{negotiation.pk}/stop-clock/", follow=True).content.decode()
+    assert "Every player must say they want to negotiate" in refused
+    for player in players[1:]:
+        client.force_login(player)
+        assert "Do you want to negotiate" in client.get(f"/deals/{negotiation.pk}/").content.decode()
+        client.post(f"/deals/{negotiation.pk}/consent/", {"wants": "yes"})
+    client.force_login(staff)
+    client.post(f"/deals/{negotiation.pk}/stop-clock/")
+    client.post(f"/deals/{negotiation.pk}/proposals/", {"kind": "equal", "play_for": "1.00"})
+    proposal = negotiation.proposals.get()
+    assert proposal.play_for == 100
+    assert "Deal in progress" in client.get(f"/tournaments/{tournament.pk}/").content.decode()
+
+    # A player may not put an ICM proposal (staff prepare those), only custom amounts.
+    client.force_login(players[1])
+    page = client.post(f"/deals/{negotiation.pk}/proposals/", {"kind": "icm"}, follow=True).content.decode()
+    assert "Choose how to share" in page
+    for player in players:
+        client.force_login(player)
+        assert "Accept this deal" in client.get(f"/deals/{negotiation.pk}/").content.decode()
+        client.post(f"/deals/{negotiation.pk}/proposals/{proposal.pk}/answer/", {"answer": "accept"})
+    page = client.get(f"/deals/{negotiation.pk}/").content.decode()
+    assert "Deal agreed" in page
+    assert Deal.objects.get().amounts == proposal.amounts

@@ -1,0 +1,259 @@
+"""The deal pages (rule 23): the negotiation page every participant and staff
+member sees, with each one's own buttons, and the card on Tournament Info. Every
+action is a service call; a refusal comes back as a message on the page."""
+
+from decimal import Decimal, InvalidOperation
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+from tournaments.entries import pool_currency
+from tournaments.models import EntryStatus, Table, Tournament
+from tournaments.services import TournamentError
+
+from deals import services
+from deals.models import Negotiation, NegotiationStatus, Proposal, ProposalKind
+from deals.selectors import active_negotiation, open_proposal, proposal_lines
+
+
+def deal_card_context(request, tournament: Tournament) -> dict:
+    user = request.user
+    negotiation = active_negotiation(tournament.pk)
+    taking_part = bool(
+        negotiation
+        and user.is_authenticated
+        and (user.is_staff or negotiation.participants.filter(entry__player=user).exists())
+    )
+    at_final_table = (
+        user.is_authenticated
+        and tournament.deals_allowed
+        and tournament.entries.filter(player=user, status=EntryStatus.ACTIVE, finish_best=None).exists()
+        and Table.objects.filter(tournament=tournament, broken_at=None).count() == 1
+    )
+    return {
+        "tournament": tournament,
+        "negotiation": negotiation,
+        "taking_part": taking_part,
+        "can_ask": at_final_table and negotiation is None and not hasattr(tournament, "deal"),
+        "deal": getattr(tournament, "deal", None),
+    }
+
+
+@require_GET
+@never_cache
+def deal_card(request, tournament_id: int):
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    return render(request, "deals/deal_card.html", deal_card_context(request, tournament))
+
+
+@require_POST
+def deal_request(request, tournament_id: int):
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    try:
+        negotiation = services.chop_request(tournament_id=tournament_id, player=request.user, now=timezone.now())
+    except TournamentError as error:
+        messages.error(request, error.message)
+        return redirect("lobby:tournament", tournament_id)
+    messages.success(
+        request, _("Support has been called to the table. Every player is asked whether they want to negotiate.")
+    )
+    return redirect("deals:negotiation", negotiation.pk)
+
+
+def _allowed(view):
+    """Participants and staff only; anonymous visitors go to log in."""
+
+    def guarded(request, pk: int, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        negotiation = get_object_or_404(Negotiation.objects.select_related("tournament", "ticket"), pk=pk)
+        if not request.user.is_staff and not negotiation.participants.filter(entry__player=request.user).exists():
+            raise PermissionDenied
+        return view(request, negotiation, *args, **kwargs)
+
+    return never_cache(guarded)
+
+
+def _page_context(request, negotiation: Negotiation) -> dict:
+    user = request.user
+    participants = list(negotiation.participants.select_related("entry__player"))
+    mine = next((p for p in participants if p.entry.player_id == user.pk), None)
+    proposal = open_proposal(negotiation)
+    lines = proposal_lines(proposal) if proposal else []
+    return {
+        "negotiation": negotiation,
+        "tournament": negotiation.tournament,
+        "currency": pool_currency(negotiation.tournament),
+        "participants": participants,
+        "mine": mine,
+        "mediator": user.is_staff and negotiation.ticket.claimed_by_id == user.pk,
+        "proposal": proposal,
+        "lines": lines,
+        "my_answer": next((line.answer for line in lines if mine and line.entry_id == mine.entry_id), None),
+        "history": negotiation.proposals.exclude(pk=proposal.pk if proposal else None).order_by("-created_at"),
+        "deal": getattr(negotiation, "deal", None) if negotiation.status == NegotiationStatus.AGREED else None,
+        "kinds": ProposalKind.choices,
+        "active": negotiation.status in (NegotiationStatus.ASKING, NegotiationStatus.NEGOTIATING),
+    }
+
+
+@require_GET
+@_allowed
+def negotiation_page(request, negotiation: Negotiation):
+    return render(request, "deals/negotiation.html", _page_context(request, negotiation))
+
+
+@require_GET
+@_allowed
+def negotiation_card(request, negotiation: Negotiation):
+    return render(request, "deals/negotiation.html#card", _page_context(request, negotiation))
+
+
+def _act(request, negotiation: Negotiation, action, done: str = ""):
+    try:
+        action()
+    except TournamentError as error:
+        messages.error(request, error.message)
+    else:
+        if done:
+            messages.success(request, done)
+    return redirect("deals:negotiation", negotiation.pk)
+
+
+@require_POST
+@_allowed
+def consent(request, negotiation: Negotiation):
+    wants = request.POST.get("wants") == "yes"
+    return _act(
+        request,
+        negotiation,
+        lambda: services.chop_consent(
+            negotiation_id=negotiation.pk, player=request.user, wants=wants, now=timezone.now()
+        ),
+    )
+
+
+def _staff_only(request) -> None:
+    if not request.user.is_staff:
+        raise PermissionDenied
+
+
+@require_POST
+@_allowed
+def claim(request, negotiation: Negotiation):
+    _staff_only(request)
+    return _act(
+        request,
+        negotiation,
+        lambda: services.chop_claim(negotiation_id=negotiation.pk, staff=request.user, now=timezone.now()),
+        _("You mediate this deal."),
+    )
+
+
+@require_POST
+@_allowed
+def stop_clock(request, negotiation: Negotiation):
+    _staff_only(request)
+    return _act(
+        request,
+        negotiation,
+        lambda: services.chop_stop_clock(negotiation_id=negotiation.pk, staff=request.user, now=timezone.now()),
+        _("The clock is stopped: a deal is in progress."),
+    )
+
+
+@require_POST
+@_allowed
+def end(request, negotiation: Negotiation):
+    _staff_only(request)
+    reason = request.POST.get("reason", "")
+    return _act(
+        request,
+        negotiation,
+        lambda: services.negotiation_end(
+            negotiation_id=negotiation.pk, staff=request.user, reason=reason, now=timezone.now()
+        ),
+        _("The negotiation has ended; the clock goes again."),
+    )
+
+
+@require_POST
+@_allowed
+def propose(request, negotiation: Negotiation):
+    kind = request.POST.get("kind", "")
+    if kind not in ProposalKind.values or (kind != ProposalKind.CUSTOM and not request.user.is_staff):
+        messages.error(request, _("Choose how to share: ICM, chip-count chop, equal split or custom amounts."))
+        return redirect("deals:negotiation", negotiation.pk)
+    try:
+        play_for = _minor_units(request.POST.get("play_for", ""), blank=None)
+        amounts = None
+        if kind == ProposalKind.CUSTOM:
+            amounts = {
+                participant.entry_id: _minor_units(request.POST.get(f"amount-{participant.entry_id}", ""), blank=-1)
+                for participant in negotiation.participants.all()
+            }
+    except ValueError:
+        messages.error(request, _("Amounts are written like 12.50, with no more than two decimals."))
+        return redirect("deals:negotiation", negotiation.pk)
+    return _act(
+        request,
+        negotiation,
+        lambda: services.proposal_create(
+            negotiation_id=negotiation.pk,
+            author=request.user,
+            kind=kind,
+            play_for=play_for if request.user.is_staff else None,
+            amounts=amounts,
+            now=timezone.now(),
+        ),
+        _("The proposal is on every player's screen."),
+    )
+
+
+@require_POST
+@_allowed
+def withdraw(request, negotiation: Negotiation, proposal_id: int):
+    _staff_only(request)
+    proposal = get_object_or_404(Proposal, pk=proposal_id, negotiation=negotiation)
+    reason = request.POST.get("reason", "")
+    return _act(
+        request,
+        negotiation,
+        lambda: services.proposal_withdraw(
+            proposal_id=proposal.pk, staff=request.user, reason=reason, now=timezone.now()
+        ),
+        _("The proposal is withdrawn."),
+    )
+
+
+@require_POST
+@_allowed
+def answer(request, negotiation: Negotiation, proposal_id: int):
+    proposal = get_object_or_404(Proposal, pk=proposal_id, negotiation=negotiation)
+    accept = request.POST.get("answer") == "accept"
+    return _act(
+        request,
+        negotiation,
+        lambda: services.proposal_answer(
+            proposal_id=proposal.pk, player=request.user, accept=accept, now=timezone.now()
+        ),
+    )
+
+
+def _minor_units(text: str, *, blank):
+    text = (text or "").strip().replace(",", "")
+    if not text:
+        return blank
+    try:
+        amount = Decimal(text)
+    except InvalidOperation as error:
+        raise ValueError(text) from error
+    if amount != amount.quantize(Decimal("0.01")) or amount < 0:
+        raise ValueError(text)
+    return int(amount * 100)
