@@ -284,3 +284,68 @@ def test_the_pages_carry_the_workflow_and_refuse_who_has_no_part_in_it(client, s
     page = client.get(f"/deals/{negotiation.pk}/").content.decode()
     assert "Deal agreed" in page
     assert Deal.objects.get().amounts == proposal.amounts
+
+
+# The API
+
+
+def test_the_api_lets_players_ask_consent_read_and_answer_with_clear_refusals(client, staff):
+    tournament, players = final_table(3, deals_allowed=True)
+    client.force_login(players[0])
+    created = client.post(f"/api/v1/tournaments/{tournament.pk}/deal/")
+    assert created.status_code == 201
+    negotiation_id = created.json()["id"]
+    assert created.json()["ticket"] == f"URGENT Tournament #{tournament.pk} chop"
+    again = client.post(f"/api/v1/tournaments/{tournament.pk}/deal/")
+    assert again.status_code == 400
+    assert again.json() == {
+        "code": "already_negotiating",
+        "message": "A deal is already being negotiated in this tournament.",
+    }
+
+    client.force_login(UserFactory())
+    assert client.get(f"/api/v1/deals/{negotiation_id}/").status_code == 403
+    client.logout()
+    assert client.get(f"/api/v1/deals/{negotiation_id}/").status_code == 401
+
+    for player in players[1:]:
+        client.force_login(player)
+        answered = client.post(
+            f"/api/v1/deals/{negotiation_id}/consent/", {"wants": True}, content_type="application/json"
+        )
+        assert answered.status_code == 200
+    chop_claim(negotiation_id=negotiation_id, staff=staff, now=now())
+    chop_stop_clock(negotiation_id=negotiation_id, staff=staff, now=now())
+    proposal = proposal_create(negotiation_id=negotiation_id, author=staff, kind="icm", now=now())
+
+    client.force_login(players[1])
+    shown = client.get(f"/api/v1/deals/{negotiation_id}/").json()
+    assert shown["proposal"]["id"] == proposal.pk
+    assert sum(line["amount"] for line in shown["lines"]) == sum(proposal.amounts.values())
+    bad = client.post(
+        f"/api/v1/deals/{negotiation_id}/proposals/{proposal.pk}/answer/",
+        {"accept": "perhaps"},
+        content_type="application/json",
+    )
+    assert bad.status_code == 400
+    rejected = client.post(
+        f"/api/v1/deals/{negotiation_id}/proposals/{proposal.pk}/answer/",
+        {"accept": False},
+        content_type="application/json",
+    )
+    assert rejected.status_code == 200
+    assert rejected.json()["proposal"] is None  # rejected: no proposal open
+    late = client.post(
+        f"/api/v1/deals/{negotiation_id}/proposals/{proposal.pk}/answer/",
+        {"accept": True},
+        content_type="application/json",
+    )
+    assert late.json()["code"] == "not_open"
+
+
+def test_the_api_refuses_a_deal_where_the_lobby_says_no(client):
+    tournament, players = final_table(3, deals_allowed=False, deal_leave_for_winner=0)
+    client.force_login(players[0])
+    refused = client.post(f"/api/v1/tournaments/{tournament.pk}/deal/")
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "deals_disallowed"
