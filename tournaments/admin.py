@@ -255,7 +255,7 @@ class TournamentAdmin(admin.ModelAdmin):
         ),
         (_("Satellite"), {"fields": ("satellite_target", "satellite_seats", "ends_when_prizes_equal")}),
         (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at", "simulated")}),
-        (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner")}),
+        (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner", "deal_paid_at_bust")}),
         (_("Formats"), {"fields": ("heads_up", "shootout")}),
     )
 
