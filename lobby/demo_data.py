@@ -113,6 +113,7 @@ def demo_load(*, now: datetime) -> None:
         structures = _create_structures()
         events = _create_events(now=now, structures=structures)
         _register_bots(events=events, bots=people["bots"], now=now)
+        events.append(_final_table(now=now, structure=structures["Regular 12-minute"], bot=people["bots"][0]))
         for event in events:
             tournament_advance(tournament_id=event.pk, now=now)
 
@@ -359,6 +360,29 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
             spec["bounty_amount"] = buy_in
         events.append(_event(spec))
     return events
+
+
+def _final_table(*, now: datetime, structure: BlindStructure, bot: User) -> Tournament:
+    """An event already at its final table, with alice, bob and carla in it, and no
+    simulator playing its hands: the place to try a deal (rule 23) as a player and
+    as staff."""
+    start = now.replace(microsecond=0) - timedelta(minutes=10)
+    event = Tournament.objects.create(
+        name="Final Table Deal Demo €5",
+        status=Status.REGISTERING,
+        scheduled_start=start,
+        blind_structure=structure,
+        buy_in=500,
+        fee=50,
+        break_policy=BreakPolicyKind.NONE,
+        late_registration_minutes=0,
+        prize_structure=PrizeStructure.FLAT,
+        deal_leave_for_winner=100,
+    )
+    for player in [*User.objects.filter(username__in=["alice", "bob", "carla"]).order_by("username"), bot]:
+        deposit_create(user=player, currency=Currency.EUR, amount=550, idempotency_key=f"demo:final:{player.username}")
+        entry_register(tournament_id=event.pk, player=player, now=start - timedelta(minutes=30))
+    return event
 
 
 def _event(spec: dict) -> Tournament:

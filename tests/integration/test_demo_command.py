@@ -121,6 +121,12 @@ def test_the_demo_clock_starts_its_sprint_on_time_and_the_lobby_hears_of_it(demo
     assert status == "late_registration"
 
 
+def test_the_demo_has_a_final_table_where_alice_can_ask_for_a_deal(demo):
+    (event,) = json.loads(get(demo["url"] + "api/v1/tournaments/?q=Final+Table+Deal")[1])["results"]
+    assert event["status"] == "running"
+    assert event["entrants"] == 4
+
+
 def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):
     process = demo["process"]
     process.send_signal(signal.SIGINT)
