@@ -23,7 +23,7 @@ from deals.services import (
 from support.models import Ticket, TicketStatus
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.clock import tournament_advance
-from tournaments.floor import floor_hand_finished
+from tournaments.floor import floor_hand_finished, floor_pay_prizes
 from tournaments.models import BreakPolicyKind, Entry, EntryKind, Table
 from tournaments.services import TournamentError
 from wallet.models import AccountKind
@@ -349,3 +349,28 @@ def test_the_api_refuses_a_deal_where_the_lobby_says_no(client):
     refused = client.post(f"/api/v1/tournaments/{tournament.pk}/deal/")
     assert refused.status_code == 400
     assert refused.json()["code"] == "deals_disallowed"
+
+
+def test_where_the_event_says_so_each_player_is_paid_the_agreed_amount_as_they_are_out(staff):
+    tournament, players = final_table(3, deal_paid_at_bust=True)
+    negotiation = agreed_to_negotiate(tournament, players, staff)
+    proposal = proposal_create(negotiation_id=negotiation.pk, author=staff, kind="equal", now=now())
+    for player in players:
+        proposal_answer(proposal_id=proposal.pk, player=player, accept=True, now=now())
+    deal = Deal.objects.get()
+    table = Table.objects.get(tournament=tournament, broken_at=None).number
+    stacks = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "chips"))
+    out, winner, _ = sorted(stacks)
+    floor_hand_finished(
+        tournament_id=tournament.pk,
+        table=table,
+        stacks=stacks | {out: 0, winner: stacks[winner] + stacks[out]},
+        now=now(),
+    )
+    busted = Entry.objects.select_related("player").get(pk=out)
+    assert busted.finish_best == 3
+    assert busted.prize == deal.amount_for(out)  # paid now, not at the end
+    assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
+    # Paid once: the floor paying again changes nothing.
+    floor_pay_prizes(tournament, now=now())
+    assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
