@@ -174,7 +174,9 @@ def tournament_clock(tournament: Tournament) -> ClockView:
         return ClockView("over", level, None)
     if tournament.started_at is None:
         return ClockView("before", None, levels[0] if levels else None)
-    counted = tournament.entries.filter(status=EntryStatus.ACTIVE).aggregate(left=Count("id"), chips=Sum("chips"))
+    # Still in: not placed, and with chips (out in a hand-for-hand hand still being played elsewhere: none).
+    still_in = tournament.entries.filter(status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
+    counted = still_in.aggregate(left=Count("id"), chips=Sum("chips"))
     left = {"players_left": counted["left"], "average_stack": (counted["chips"] or 0) // max(counted["left"], 1)}
     if tournament.paused_at is not None:
         remaining = tournament.level_ends_at - tournament.paused_at if tournament.level_ends_at else None

@@ -249,3 +249,25 @@ def test_a_hand_reported_twice_is_played_once():
     with pytest.raises(TournamentError, match="already been reported"):
         floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=result, now=timezone.now(), hand=table.hands)
     assert stacks_at(tournament, 1) == result
+
+
+def test_hand_for_hand_shows_on_tournament_info_and_groups_busts_across_tables(client):
+    tournament = started(6, late_registration_minutes=0, table_size=3, hand_for_hand_at=[5])
+    first = min(stacks_at(tournament, 1))
+    bust(tournament, 1, first)  # five left: hand-for-hand
+    tournament.refresh_from_db()
+    assert tournament.hand_for_hand
+    assert Table.objects.get(tournament=tournament, number=1).held
+    assert "Hand-for-hand" in client.get(f"/tournaments/{tournament.pk}/").content.decode()
+
+    floor_hand_finished(tournament_id=tournament.pk, table=2, stacks=stacks_at(tournament, 2), now=timezone.now())
+    assert all(t.synchronised and t.playing for t in Table.objects.filter(tournament=tournament))
+    # The synchronised hand: one out at table 1; placed only once table 2 has finished too.
+    out = min(stacks_at(tournament, 1))
+    bust(tournament, 1, out)
+    assert Entry.objects.get(pk=out).finish_best is None
+    other = min(stacks_at(tournament, 2))
+    bust(tournament, 2, other)
+    # One group across the tables: the same starting stack, so they share places 4 and 5.
+    places = [(e.finish_best, e.finish_worst) for e in Entry.objects.filter(pk__in=(out, other))]
+    assert places == [(4, 5), (4, 5)]
