@@ -109,10 +109,10 @@ class Floor:
         return floor
 
     def start(self) -> Outcome:
-        """Every table deals its first hand (or holds, if the clock stands still)."""
+        """Every table deals its first hand (hand-for-hand if the field starts on the
+        bubble), or holds if the clock stands still."""
         outcome = Outcome()
-        for number in sorted(self.tables):
-            self._deal_if_ready(number, outcome)
+        self._go(set(self.tables), outcome)
         return outcome
 
     @classmethod
@@ -166,6 +166,8 @@ class Floor:
         self._add(player, seat, chips)
         outcome = Outcome()
         self._deal_if_ready(number, outcome)
+        if self.held and not self.stopped and not self.tables_playing():
+            self._release(outcome)  # a barrier nothing else would lift: every table waits
         return seat, outcome
 
     # A finished hand
@@ -376,7 +378,7 @@ class Floor:
         table = self.tables.get(number)
         if table is None or table.playing or len(table.seats) < 2 or self.over:
             return
-        if self._must_hold() and not synchronised:
+        if self.stopped or (self._must_hold() and not synchronised):
             self.held.add(number)
             return
         self.held.discard(number)

@@ -277,8 +277,8 @@ def run_to_the_end(entrants: int, table_size: int, seed: int, **options):
         for deal in outcome.deals:
             playing.add(deal.table)
             dealt = floor.tables[deal.table]
-            button = dealt.seats[deal.button]
-            if len(dealt.seats) > 2 and not outcome.final_table:
+            button = dealt.seats.get(deal.button)  # the dead button may sit on an empty seat
+            if len(dealt.seats) > 2 and not outcome.final_table and not floor.dead_button:
                 assert buttons.get(deal.table) != button, "the button twice in a row on one player"
             buttons[deal.table] = button
         if not floor.over:
@@ -289,10 +289,25 @@ def run_to_the_end(entrants: int, table_size: int, seed: int, **options):
     return floor, finishes, outcomes
 
 
-@settings(max_examples=40, deadline=None)
-@given(entrants=st.integers(2, 120), table_size=st.integers(2, 10), seed=st.integers(0, 10**6))
-def test_every_tournament_ends_with_places_as_rule_twelve_says_and_minimal_moves(entrants, table_size, seed):
-    _, finishes, outcomes = run_to_the_end(entrants, table_size, seed, payouts=[100, 50, 25])
+@settings(max_examples=60, deadline=None)
+@given(
+    entrants=st.integers(2, 120),
+    table_size=st.integers(2, 10),
+    seed=st.integers(0, 10**6),
+    hand_for_hand_at=st.lists(st.integers(2, 120), max_size=3),
+    dead_button=st.booleans(),
+)
+def test_every_tournament_ends_with_places_as_rule_twelve_says_and_minimal_moves(
+    entrants, table_size, seed, hand_for_hand_at, dead_button
+):
+    _, finishes, outcomes = run_to_the_end(
+        entrants,
+        table_size,
+        seed,
+        payouts=[100, 50, 25],
+        hand_for_hand_at=hand_for_hand_at,
+        dead_button=dead_button,
+    )
     assert sorted(f.player for f in finishes) == list(range(entrants))
     # The places form a permutation of 1..entrants, a tie covering exactly its shared places.
     covered = Counter()
@@ -305,3 +320,17 @@ def test_every_tournament_ends_with_places_as_rule_twelve_says_and_minimal_moves
         assert len(movers) == len(set(movers)), "a player moved twice in one plan"
         if not outcome.broken and not outcome.final_table:
             assert len(outcome.moves) <= 1 or len({m.source.table for m in outcome.moves}) == len(outcome.moves)
+
+
+def test_a_field_that_starts_on_the_bubble_deals_its_first_hands_hand_for_hand():
+    floor = Floor.drawn(dict.fromkeys("abcd", 100), table_size=2, rng=random.Random(0), payouts=[100, 50, 25])
+    deals = floor.start().deals
+    assert len(deals) == 2
+    assert all(deal.synchronised for deal in deals)
+
+
+def test_a_stopped_clock_holds_every_table_even_on_the_bubble():
+    floor = Floor.drawn(dict.fromkeys("abcd", 100), table_size=2, rng=random.Random(0), payouts=[100, 50, 25])
+    floor.stop()
+    assert floor.start().deals == []
+    assert len(floor.release().deals) == 2
