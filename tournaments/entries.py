@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy
 
 from audit.models import AuditEntry
 from audit.services import audit_log
+from config.sql import columns_of, models_read, rows_insert
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.floor import floor_seat_late
 from tournaments.models import (
@@ -193,10 +194,11 @@ TOURNAMENT_TABLE = Tournament._meta.db_table
 ENTRY_TABLE = Entry._meta.db_table
 PURCHASE_TABLE = Purchase._meta.db_table
 # Named rather than *: a prepared statement's columns then stay as they are when a
-# migration adds one.
-_ENTRY_COLUMNS = ", ".join(field.column for field in Entry._meta.concrete_fields)
+# migration adds one. Read with config.sql.models_read: a RawQuerySet spent about
+# 0.15 ms of CPU more a query (0.24 ms against 0.09 for the tournament's read).
+ENTRY_FIELDS = tuple(field.name for field in Entry._meta.concrete_fields)
+PURCHASE_FIELDS = tuple(field.name for field in Purchase._meta.concrete_fields)
 _PURCHASE_COLUMNS = ", ".join(f"p.{field.column}" for field in Purchase._meta.concrete_fields)
-_REGISTRATION_COLUMNS = ", ".join(Tournament._meta.get_field(name).column for name in REGISTRATION_FIELDS)
 
 
 def entry_register(
@@ -312,8 +314,10 @@ def _register(
 
 def _tournament_read(tournament_id: int) -> Tournament:
     """The event's REGISTRATION_FIELDS, without a lock."""
-    for tournament in Tournament.objects.raw(
-        f"SELECT {_REGISTRATION_COLUMNS} FROM {TOURNAMENT_TABLE} WHERE id = %s",  # noqa: S608 (names from the model)
+    for tournament in models_read(
+        Tournament,
+        REGISTRATION_FIELDS,
+        f"SELECT {columns_of(Tournament, REGISTRATION_FIELDS)} FROM {TOURNAMENT_TABLE} WHERE id = %s",  # noqa: S608 (names from the model)
         [tournament_id],
     ):
         return tournament
@@ -324,10 +328,12 @@ def _tournament_count(tournament_id: int, *, entries: int, contributions: int) -
     """Add to the event's counts under its row lock, taken here (if not before) and
     held to the commit; its REGISTRATION_FIELDS as they are then. One statement:
     every other registration of the event waits for this lock."""
-    for tournament in Tournament.objects.raw(
+    for tournament in models_read(
+        Tournament,
+        REGISTRATION_FIELDS,
         f"UPDATE {TOURNAMENT_TABLE} SET entries_count = entries_count + %s,"  # noqa: S608 (names from the model)
         f" prize_contributions = prize_contributions + %s, updated_at = %s"
-        f" WHERE id = %s RETURNING {_REGISTRATION_COLUMNS}",
+        f" WHERE id = %s RETURNING {columns_of(Tournament, REGISTRATION_FIELDS)}",
         [entries, contributions, connection.ops.adapt_datetimefield_value(timezone.now()), tournament_id],
     ):
         return tournament
@@ -404,13 +410,13 @@ def entry_unregister_receipt(*, tournament_id: int, player, now: datetime) -> Re
 def _purchases_unrefunded(tournament_id: int, player) -> list[Purchase]:
     """The purchases of the player's active entry not yet refunded, oldest first.
     Written out: the ORM's query took about 0.5 ms of CPU to build, this 0.1 ms."""
-    return list(
-        Purchase.objects.raw(
-            f"SELECT {_PURCHASE_COLUMNS} FROM {PURCHASE_TABLE} p JOIN {ENTRY_TABLE} e ON e.id = p.entry_id"  # noqa: S608 (names from the models)
-            " WHERE e.tournament_id = %s AND e.player_id = %s AND e.status = %s AND p.refunded_at IS NULL"
-            " ORDER BY p.id",
-            [tournament_id, player.pk, EntryStatus.ACTIVE],
-        )
+    return models_read(
+        Purchase,
+        PURCHASE_FIELDS,
+        f"SELECT {_PURCHASE_COLUMNS} FROM {PURCHASE_TABLE} p JOIN {ENTRY_TABLE} e ON e.id = p.entry_id"  # noqa: S608 (names from the models)
+        " WHERE e.tournament_id = %s AND e.player_id = %s AND e.status = %s AND p.refunded_at IS NULL"
+        " ORDER BY p.id",
+        [tournament_id, player.pk, EntryStatus.ACTIVE],
     )
 
 
@@ -453,9 +459,11 @@ def _entry_audit(action: str, entry: Entry, **data) -> AuditEntry:
 
 def _entry_end(tournament_id: int, *, player, now: datetime) -> Entry | None:
     """The player's active entry, unregistered now; None if they hold none."""
-    for entry in Entry.objects.raw(
+    for entry in models_read(
+        Entry,
+        ENTRY_FIELDS,
         f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
-        f" WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING {_ENTRY_COLUMNS}",
+        f" WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING {columns_of(Entry, ENTRY_FIELDS)}",
         [
             EntryStatus.UNREGISTERED,
             connection.ops.adapt_datetimefield_value(now),
@@ -589,6 +597,11 @@ def _choose_form(tournament: Tournament, form: str | None, ticket_id: int | None
     return chosen
 
 
+PURCHASE_INSERT_FIELDS = tuple(
+    field.name for field in Purchase._meta.concrete_fields if not field.primary_key and field.name != "refunded_at"
+)
+
+
 def purchase_create(
     *,
     tournament: Tournament,
@@ -619,21 +632,26 @@ def purchase_create(
             )
         except WalletError as error:
             raise TournamentError(str(error), "no_ticket") from error
+    purchase = Purchase(
+        entry=entry,
+        kind=kind,
+        form=form,
+        currency=currency,
+        price=price,
+        fee=fee,
+        bounty=bounty,
+        chips=chips,
+        ticket=ticket,
+        idempotency_key=idempotency_key,
+        created_at=timezone.now(),
+    )
     try:
-        purchase = Purchase.objects.create(
-            entry=entry,
-            kind=kind,
-            form=form,
-            currency=currency,
-            price=price,
-            fee=fee,
-            bounty=bounty,
-            chips=chips,
-            ticket=ticket,
-            idempotency_key=idempotency_key,
-        )
+        with transaction.mark_for_rollback_on_error():  # as create() does
+            ((purchase.pk, _key),) = rows_insert([purchase], PURCHASE_INSERT_FIELDS, returning="idempotency_key")
     except IntegrityError as error:
         raise TournamentError(_("This request was already made."), "duplicate_request") from error
+    purchase._state.adding = False
+    purchase._state.db = connection.alias
     legs = [
         Leg(source, destination, amount, reason, name)
         for name, source, destination, amount, reason in purchase_legs(
@@ -766,8 +784,13 @@ def entry_refund(
         purchase.refunded_at = now
     # Every purchase only an entry's end refunds: while the entry is active, one
     # unrefunded more than were read would be one bought since.
-    if entry.purchases.filter(refunded_at=None).update(refunded_at=now) != len(purchases):
-        raise _StaleRead
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {PURCHASE_TABLE} SET refunded_at = %s WHERE entry_id = %s AND refunded_at IS NULL",  # noqa: S608 (names from the model)
+            [connection.ops.adapt_datetimefield_value(now), entry.pk],
+        )
+        if cursor.rowcount != len(purchases):
+            raise _StaleRead
     return sum(purchase.price for purchase in purchases)
 
 
