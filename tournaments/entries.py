@@ -424,15 +424,24 @@ def _unregister(
     tournament_id: int, *, player, now: datetime, purchases: list[Purchase], accounts: Mapping[AccountSpec, Account]
 ) -> Receipt:
     with transaction.atomic():
-        # Counted once the entry is known to be there to take out: the lock first.
-        tournament = _tournament_count(tournament_id, entries=0, contributions=0)
+        # The lock, and the count as it will be once the entry of the purchases read
+        # ahead (every entry has one), and they, are taken out: if they are not all
+        # there is, nothing here commits. With none read, an entry made since is
+        # counted out once found.
+        counted = bool(purchases)
+        refunding = sum(purchase.price for purchase in purchases)
+        try:
+            tournament = _tournament_count(tournament_id, entries=-1 if counted else 0, contributions=-refunding)
+        except IntegrityError as error:  # below zero: what was read was taken out meanwhile (a double click)
+            raise _StaleRead from error
         entry = _entry_end(tournament_id, player=player, now=now)
         if entry is None:
             raise refuse("not_registered")
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
-        refunded = entry_refund(
+        # Exactly the purchases given (what was counted above), or _StaleRead.
+        entry_refund(
             tournament=tournament,
             entry=entry,
             now=now,
@@ -440,7 +449,8 @@ def _unregister(
             purchases=purchases,
             audit=[_entry_audit("unregistered", entry)],
         )
-        _tournament_count(tournament_id, entries=-1, contributions=-refunded)
+        if not counted:
+            _tournament_count(tournament_id, entries=-1, contributions=0)
         _tell(tournament_id, player)
     return Receipt(entry, purchases)
 

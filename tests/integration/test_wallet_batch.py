@@ -292,9 +292,9 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     # savepoint and its release.
     with django_assert_max_num_queries(10):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The accounts and the purchases read ahead; then, under the lock: the tournament, the
-    # entry, the ledger's three, the refunded mark, the tournament, the savepoint and its release.
-    with django_assert_max_num_queries(11):
+    # The accounts and the purchases read ahead; then, under the lock: the tournament (its
+    # count too), the entry, the ledger's three, the refunded mark, the savepoint and its release.
+    with django_assert_max_num_queries(10):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
