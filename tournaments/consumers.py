@@ -10,6 +10,7 @@ socket at the handshake (403); nothing is sent from it to the browser.
 
 import asyncio
 import collections
+import json
 import logging
 import os
 import re
@@ -89,6 +90,10 @@ _sending = _SendingLoop()
 
 
 _outbox: collections.deque[tuple[str, str]] = collections.deque()
+# A player's own group: the names of what to fetch again, gathered until the sending
+# loop takes them (a registration's card and balances, and any others' since, in one message).
+_refreshes: dict[str, dict[str, None]] = {}
+_refreshes_lock = threading.Lock()
 _flushing = threading.Lock()  # held from the moment a flush is asked for until it has taken the outbox
 
 
@@ -97,6 +102,19 @@ def live_send(group: str, text: str) -> None:
     for it: messages leave in the order given, a burst of them on one wake-up of the
     sending loop (each wake-up costs the caller's thread more than the sending)."""
     _outbox.append((group, text))
+    _wake()
+
+
+def live_refresh(group: str, name: str) -> None:
+    """Tell the sockets of `group` (a player's own, which is sent nothing else) to
+    fetch the part `name` again, as live_send does: the names asked for one group
+    before the sending loop wakes up leave together, `{"refresh": [names]}`."""
+    with _refreshes_lock:
+        _refreshes.setdefault(group, {})[name] = None
+    _wake()
+
+
+def _wake() -> None:
     if _flushing.acquire(blocking=False):
         asyncio.run_coroutine_threadsafe(_flush(), _sending.get())
 
@@ -112,14 +130,25 @@ async def _flush() -> None:
     _draining = True
     try:
         layer = get_channel_layer()
-        while _outbox:
-            group, text = _outbox.popleft()
-            try:
-                await layer.group_send(group, {"type": "live.message", "text": text})
-            except Exception:
-                logger.exception("A live message to %s was not sent", group)
+        while _outbox or _refreshes:
+            if _outbox:
+                group, text = _outbox.popleft()
+                await _group_send(layer, group, text)
+                continue
+            with _refreshes_lock:
+                asked = list(_refreshes.items())
+                _refreshes.clear()
+            for group, names in asked:
+                await _group_send(layer, group, json.dumps({"refresh": list(names)}))
     finally:
         _draining = False
+
+
+async def _group_send(layer, group: str, text: str) -> None:
+    try:
+        await layer.group_send(group, {"type": "live.message", "text": text})
+    except Exception:
+        logger.exception("A live message to %s was not sent", group)
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
