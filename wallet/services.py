@@ -184,8 +184,11 @@ def transfers_create(
         # Without a savepoint an error inside marks the caller's transaction for
         # rollback: so the refusal below is raised after the block.
         with transaction.atomic(savepoint=not keys_are_new):
-            moved = _balances_move(legs)
-            transfers = _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit) if moved else []
+            if connection.vendor == "postgresql":
+                moved, transfers = _ledger_write(legs, keys=keys, actor=actor, memo=memo, audit=audit)
+            else:
+                moved = _balances_move(legs)
+                transfers = _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit) if moved else []
     except IntegrityError:
         if keys_are_new:
             raise
@@ -227,6 +230,16 @@ def _balances_move(legs: list[Leg]) -> bool:
     negative; only what leaves counts: no leg is paid with money another leg of the
     batch brings in); whether it did. One statement, which checks each balance as
     the lock finds it; a refusal leaves every balance as it was (and the locks held)."""
+    deltas, held = _deltas(legs)
+    with connection.cursor() as cursor:
+        cursor.execute(*_balances_add(deltas, held=held))
+        moved = [pk for (pk,) in cursor.fetchall()]
+    return _moved_all(moved, deltas)
+
+
+def _deltas(legs: list[Leg]) -> tuple[dict[int, int], dict[int, int]]:
+    """What the legs add to each account's balance, and what each source that may
+    not go negative must hold."""
     deltas: dict[int, int] = defaultdict(int)
     held: dict[int, int] = defaultdict(int)
     for leg in legs:
@@ -234,14 +247,98 @@ def _balances_move(legs: list[Leg]) -> bool:
         deltas[leg.destination.pk] += leg.amount
         if leg.source.kind not in MAY_GO_NEGATIVE:
             held[leg.source.pk] += leg.amount
-    with connection.cursor() as cursor:
-        cursor.execute(*_balances_add(deltas, held=held))
-        moved = [pk for (pk,) in cursor.fetchall()]
-        if len(moved) == len(deltas):
-            return True
-        if moved:  # another source was short
+    return deltas, held
+
+
+def _moved_all(moved: list[int], deltas: dict[int, int]) -> bool:
+    """Whether every account of `deltas` moved; if only some did (another source was
+    short), they are put back."""
+    if len(moved) == len(deltas):
+        return True
+    if moved:
+        with connection.cursor() as cursor:
             cursor.execute(*_balances_add({pk: -deltas[pk] for pk in moved}, held={}))
     return False
+
+
+def _ledger_write(
+    legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Sequence[AuditEntry]
+) -> tuple[bool, list[Transfer]]:
+    """_balances_move and, if the legs moved, _journal, in one statement on
+    PostgreSQL (the transfers' audit rows made from the rows the INSERT returns):
+    whether they moved, and the transfers. Every registration and unregistration
+    makes one, under the tournament's lock: two statements fewer than one each."""
+    deltas, held = _deltas(legs)
+    update, params = _balances_add(deltas, held=held)
+    now = timezone.now()
+    actor_id = actor.pk if actor is not None else None
+    audit_actor_id = actor.pk if actor is not None and actor.is_authenticated else None
+    for leg, key in zip(legs, keys, strict=True):
+        params += [leg.source.pk, leg.destination.pk, leg.amount, leg.reason, key, memo, actor_id, now]
+        params.append(leg.source.currency)
+    params += [len(deltas), audit_actor_id, Transfer._meta.label_lower]
+    own = []
+    prepare_data = AuditEntry._meta.get_field("data").get_db_prep_save
+    for row in audit:
+        row.created_at = now
+        own.append("(%s, CAST(%s AS bigint), %s, %s, %s, CAST(%s AS jsonb), CAST(%s AS timestamptz))")
+        params += [row.action, row.actor_id, row.subject_type, row.subject_id, row.reason]
+        params += [prepare_data(row.data, connection), now]
+    if own:
+        params.append(len(deltas))
+    sql = LEDGER_WRITE.format(
+        update=update,
+        legs=", ".join([LEG_ROW] * len(legs)),
+        own=(OWN_AUDIT.format(rows=", ".join(own)) if own else ""),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    moved = [pk for pk, key in rows if key is None]
+    if not _moved_all(moved, deltas):
+        return False, []
+    made = {key: pk for pk, key in rows if key is not None}
+    return True, [
+        Transfer(
+            pk=made[key],
+            source=leg.source,
+            destination=leg.destination,
+            amount=leg.amount,
+            reason=leg.reason,
+            idempotency_key=key,
+            actor=actor,
+            memo=memo,
+            created_at=now,
+        )
+        for leg, key in zip(legs, keys, strict=True)
+    ]
+
+
+TRANSFER_TABLE = Transfer._meta.db_table
+AUDIT_TABLE = AuditEntry._meta.db_table
+LEG_ROW = "(%s, %s, %s, %s, %s, %s, CAST(%s AS bigint), CAST(%s AS timestamptz), %s)"
+OWN_AUDIT = (
+    " UNION ALL SELECT * FROM (VALUES {rows})"
+    " AS own (action, actor_id, subject_type, subject_id, reason, data, created_at)"
+    " WHERE (SELECT count(*) FROM moved) = %s"
+)
+# The balances' UPDATE, then (only if every account moved) the transfers' INSERT and
+# one INSERT of their audit rows, as _journal writes them, and the caller's.
+LEDGER_WRITE = (
+    "WITH moved AS ({update}),"  # noqa: S608 (names from the models, placeholders)
+    " leg (source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at, currency)"
+    " AS (VALUES {legs}),"
+    f" made AS (INSERT INTO {TRANSFER_TABLE}"
+    " (source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at)"
+    " SELECT source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at FROM leg"
+    " WHERE (SELECT count(*) FROM moved) = %s RETURNING id, idempotency_key),"
+    f" noted AS (INSERT INTO {AUDIT_TABLE} (action, actor_id, subject_type, subject_id, reason, data, created_at)"
+    " (SELECT 'wallet.transfer.' || leg.reason, CAST(%s AS bigint), %s, CAST(made.id AS varchar), leg.memo,"
+    " jsonb_build_object('amount', leg.amount, 'currency', leg.currency, 'from', leg.source_id,"
+    " 'to', leg.destination_id), leg.created_at"
+    " FROM made JOIN leg USING (idempotency_key) ORDER BY made.id){own})"
+    " SELECT id, idempotency_key FROM made UNION ALL SELECT id, NULL FROM moved"
+)
 
 
 def _balances_add(deltas: dict[int, int], *, held: dict[int, int]) -> tuple[str, list]:
