@@ -49,26 +49,28 @@ def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_on
             live_send(group_name("lobby", language=language), json.dumps({"reload": True}))
     if time.monotonic() < _carried_until.get(tournament_id, 0.0):
         return  # a queued end-of-second message carries it: no Redis round trip
-    if cache.add(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS):
+    # An end-of-second message renders when it runs, so it carries every change
+    # committed until then; its key, which says when it is due, is there until it
+    # runs. Found there now (after this change's commit), it carries this change, and
+    # this process's others until it is due. One round trip reads both keys.
+    sent, trailing = _sent_key(tournament_id), _trailing_key(tournament_id)
+    found = cache.get_many([sent, trailing])
+    if sent not in found and cache.add(sent, True, timeout=THROTTLE_SECONDS):
         tournament_publish(tournament_id, clock_only=clock_only)
         return
-    # Sent within the second: one more message at its end carries whatever changed
-    # since. It renders when it runs, so it carries every change committed until then;
-    # the key, which says when it is due, is there until it runs.
-    due = time.time() + THROTTLE_SECONDS
-    if not cache.add(_trailing_key(tournament_id), due, timeout=THROTTLE_SECONDS * 5):
-        queued = cache.get(_trailing_key(tournament_id))  # another request's, maybe another process's
-        if queued is None:
-            return  # it has just begun to run: it renders after this change, and there is no more to know
-        if queued + THROTTLE_SECONDS >= time.time():
-            _carry(tournament_id, until=queued)
-            return
-        # Overdue by a second (its worker late or gone): one more, which a worker will run.
-        cache.set(_trailing_key(tournament_id), due, timeout=THROTTLE_SECONDS * 5)
-    from lobby.tasks import tournament_publish_task  # the task calls this module
+    queued = found.get(trailing)
+    if queued is None:
+        # Sent within the second: one more message at its end carries whatever changed since.
+        due = time.time() + THROTTLE_SECONDS
+        if cache.add(trailing, due, timeout=THROTTLE_SECONDS * 5):
+            from lobby.tasks import tournament_publish_task  # the task calls this module
 
-    tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
-    _carry(tournament_id, until=due)
+            tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
+            queued = due
+        else:  # another request queued it just now
+            queued = cache.get(trailing)
+    if queued is not None:
+        _carry(tournament_id, until=queued)
 
 
 def _carry(tournament_id: int, *, until: float) -> None:
