@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -36,7 +37,8 @@ MOST_GROUPS = 8
 FORBIDDEN = 4403
 
 
-# A group somebody joined this recently is sent to; one nobody did is not rendered for.
+# A group a socket joined this recently, or has open, is sent to; one nobody did is
+# not rendered for (a shared group's parts) or sent to (a player's own refreshes).
 LISTENED_SECONDS = 3600
 
 
@@ -108,10 +110,37 @@ def live_send(group: str, text: str) -> None:
 def live_refresh(group: str, name: str) -> None:
     """Tell the sockets of `group` (a player's own, which is sent nothing else) to
     fetch the part `name` again, as live_send does: the names asked for one group
-    before the sending loop wakes up leave together, `{"refresh": [names]}`."""
+    before the sending loop wakes up leave together, `{"refresh": [names]}`.
+
+    Only if a socket listens (one cache read): most players have no page open, and a
+    message costs the process far more than the read. A socket marks its groups
+    listened before it joins them, and keeps them marked while it is open, so none
+    that could receive the message is passed over."""
+    with _refreshes_lock:
+        names = _refreshes.get(group)
+        if names is not None:  # asked for already, and listened
+            names[name] = None
+            return
+    if _unheard_now(group):
+        return
     with _refreshes_lock:
         _refreshes.setdefault(group, {})[name] = None
     _wake()
+
+
+# A group found unheard is taken as such by this thread for this long: the refreshes
+# one commit asks for (a registration's card and balances) cost one read, not two.
+UNHEARD_SECONDS = 0.01
+_unheard = threading.local()
+
+
+def _unheard_now(group: str) -> bool:
+    if getattr(_unheard, "group", None) == group and time.monotonic() < _unheard.until:
+        return True
+    if listened([group]):
+        return False
+    _unheard.group, _unheard.until = group, time.monotonic() + UNHEARD_SECONDS
+    return True
 
 
 def _wake() -> None:
@@ -160,14 +189,29 @@ class LiveConsumer(AsyncWebsocketConsumer):
             await self.close(code=FORBIDDEN)  # before accepting: the handshake is refused
             return
         self.groups_joined = sorted(set(wanted))
+        await self._mark_listened()  # before joining: a sender that finds a group unheard has nobody to miss
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        await cache.aset_many({listened_key(group): True for group in self.groups_joined}, timeout=LISTENED_SECONDS)
         await self.accept()
+        self._marking = asyncio.create_task(self._keep_listened())
 
     async def disconnect(self, code):
+        if marking := getattr(self, "_marking", None):
+            marking.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _mark_listened(self) -> None:
+        await cache.aset_many({listened_key(group): True for group in self.groups_joined}, timeout=LISTENED_SECONDS)
+
+    async def _keep_listened(self) -> None:
+        """The groups stay marked listened while the socket is open, however long."""
+        while True:
+            await asyncio.sleep(LISTENED_SECONDS / 2)
+            try:
+                await self._mark_listened()
+            except Exception:
+                logger.exception("The live groups %s were not marked listened", self.groups_joined)
 
     async def receive(self, text_data=None, bytes_data=None):
         """The socket only carries updates to the browser; what it sends is ignored."""

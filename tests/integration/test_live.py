@@ -2,6 +2,7 @@
 on Redis (production's channel layer) and in memory (the embedded default): who may
 subscribe to what, and which change reaches which group, after the commit only."""
 
+import asyncio
 import json
 import time
 from datetime import timedelta
@@ -335,3 +336,30 @@ def test_a_new_event_asks_every_lobby_to_fetch_its_list_again(layer, event, admi
         await closed(english, danish)
 
     run(scenario)
+
+
+def test_a_player_with_no_page_open_is_sent_nothing_and_an_open_page_stays_listened(
+    layer, event, monkeypatch, django_capture_on_commit_callbacks
+):
+    from tournaments import consumers
+
+    alice, bob = funded("alice"), funded("bob")
+    cookie = session_cookie(alice)
+    sent = []
+    monkeypatch.setattr(consumers, "_refreshes", {})  # never sent here: this test's own
+    monkeypatch.setattr(consumers, "_wake", lambda: sent.append(dict(consumers._refreshes)))
+    monkeypatch.setattr(consumers, "LISTENED_SECONDS", 1)  # marks that last a second, made again every half
+
+    async def scenario():
+        own = await opened(f"user-{alice.pk}", cookie)
+        await asyncio.sleep(1.6)  # longer than a mark lasts: the open socket made it again
+        for player in (alice, bob):
+            await committed(
+                django_capture_on_commit_callbacks,
+                lambda player=player: entry_register(tournament_id=event.pk, player=player, now=timezone.now()),
+            )
+        await closed(own)
+
+    run(scenario)
+    asked = {group for refreshes in sent for group in refreshes}
+    assert asked == {f"user-{alice.pk}"}  # bob, with no page open, costs no message
