@@ -42,26 +42,27 @@ def columns_of(model: type[Model], fields: Sequence[str]) -> str:
 def models_read(model: type[Model], fields: Sequence[str], sql: str, params: Sequence) -> list:
     """Instances of `model` from `sql`, whose columns are columns_of(model, fields);
     the other fields deferred, as QuerySet.only() would leave them."""
-    _columns, places, converters = _reading(model, tuple(fields), connection.vendor)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    size = len(model._meta.concrete_fields)
-    found = []
-    for row in rows:
-        if converters:
-            row = list(row)  # noqa: PLW2901 (converted in place)
-            for index, column, functions in converters:
-                for function in functions:
-                    row[index] = function(row[index], column, connection)
-        values = [DEFERRED] * size
-        for place, value in zip(places, row, strict=True):
-            values[place] = value
-        instance = model(*values)
-        instance._state.adding = False
-        instance._state.db = connection.alias
-        found.append(instance)
-    return found
+    return [model_from_row(model, fields, row) for row in rows]
+
+
+def model_from_row(model: type[Model], fields: Sequence[str], row: Sequence):
+    """The instance of `model` in `row`, whose values are columns_of(model, fields)."""
+    _columns, places, converters = _reading(model, tuple(fields), connection.vendor)
+    if converters:
+        row = list(row)
+        for index, column, functions in converters:
+            for function in functions:
+                row[index] = function(row[index], column, connection)
+    values = [DEFERRED] * len(model._meta.concrete_fields)
+    for place, value in zip(places, row, strict=True):
+        values[place] = value
+    instance = model(*values)
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return instance
 
 
 @cache

@@ -90,7 +90,12 @@ def accounts_around(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
     transfers_create reads its balance again under the lock."""
     with connection.cursor() as cursor:
         cursor.execute(AROUND, [owner_id, ref, ""])
-        around = [Account.from_db(connection.alias, ACCOUNT_FIELDS, row) for row in cursor.fetchall()]
+        return accounts_by_spec(cursor.fetchall())
+
+
+def accounts_by_spec(rows) -> dict[AccountSpec, Account]:
+    """Accounts from rows of ACCOUNT_FIELDS (AROUND's, or AROUND_JSON's), by spec."""
+    around = [Account.from_db(connection.alias, ACCOUNT_FIELDS, row) for row in rows]
     return {_spec(account): account for account in around}
 
 
@@ -100,6 +105,12 @@ ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
 AROUND = (
     f"SELECT {', '.join(field.column for field in Account._meta.concrete_fields)} FROM {Account._meta.db_table}"  # noqa: S608 (names from the model)
     " WHERE owner_id = %s OR (owner_id IS NULL AND ref IN (%s, %s))"
+)
+# AROUND as one JSON value (PostgreSQL), for a read ahead of something else to carry
+# as a column of its own (accounts_around's parameters); accounts_by_spec reads its rows.
+AROUND_JSON = (
+    f"(SELECT json_agg(json_build_array({', '.join(field.column for field in Account._meta.concrete_fields)}))"  # noqa: S608 (names from the model)
+    f" FROM {Account._meta.db_table} WHERE owner_id = %s OR (owner_id IS NULL AND ref IN (%s, %s)))"
 )
 
 

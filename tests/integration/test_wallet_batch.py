@@ -339,13 +339,14 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The accounts and the event's terms read ahead; then, under the lock: the tournament,
-    # the entry, the purchase, the ledger's one statement, and the savepoint and its release.
-    with django_assert_max_num_queries(8):
+    # The event's terms and the accounts read ahead in one query; then, under the lock: the
+    # tournament, the entry, the purchase, the ledger's one statement, and the savepoint and
+    # its release.
+    with django_assert_max_num_queries(7):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The accounts and the purchases read ahead; then, under the lock: the tournament (its
-    # count too), the entry, the ledger's one, the refunded mark, the savepoint and its release.
-    with django_assert_max_num_queries(8):
+    # The purchases and the accounts read ahead in one; then, under the lock: the tournament
+    # (its count too), the entry, the ledger's one, the refunded mark, the savepoint and its release.
+    with django_assert_max_num_queries(7):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
