@@ -468,7 +468,7 @@ def _unregister(
             tournament = _tournament_count(tournament_id, entries=-1 if counted else 0, contributions=-refunding)
         except IntegrityError as error:  # below zero: what was read was taken out meanwhile (a double click)
             raise _StaleRead from error
-        entry = _entry_end(tournament_id, player=player, now=now)
+        entry, marked = _entry_end(tournament_id, player=player, now=now)
         if entry is None:
             raise refuse("not_registered")
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
@@ -482,6 +482,7 @@ def _unregister(
             accounts=accounts,
             purchases=purchases,
             audit=[_entry_audit("unregistered", entry)],
+            marked=marked,
         )
         if not counted:
             _tournament_count(tournament_id, entries=-1, contributions=0)
@@ -501,24 +502,39 @@ def _entry_audit(action: str, entry: Entry, **data) -> AuditEntry:
     )
 
 
-def _entry_end(tournament_id: int, *, player, now: datetime) -> Entry | None:
-    """The player's active entry, unregistered now; None if they hold none."""
-    for entry in models_read(
-        Entry,
-        ENTRY_FIELDS,
-        f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
-        f" WHERE tournament_id = %s AND player_id = %s AND status = %s RETURNING {columns_of(Entry, ENTRY_FIELDS)}",
-        [
-            EntryStatus.UNREGISTERED,
-            connection.ops.adapt_datetimefield_value(now),
-            tournament_id,
-            player.pk,
-            EntryStatus.ACTIVE,
-        ],
-    ):
-        entry.player = player  # the row's own player: spares loading it again
-        return entry
-    return None
+def _entry_end(tournament_id: int, *, player, now: datetime) -> tuple[Entry | None, int | None]:
+    """The player's active entry, unregistered now (None if they hold none); on
+    PostgreSQL its unrefunded purchases are marked refunded in the same statement,
+    and how many were is returned for entry_refund (elsewhere None: it marks them)."""
+    params = [EntryStatus.UNREGISTERED, connection.ops.adapt_datetimefield_value(now)]
+    params += [tournament_id, player.pk, EntryStatus.ACTIVE]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_ENTRY_END_REFUNDED, [*params, params[1]])
+            row = cursor.fetchone()
+        if row is None:
+            return None, None
+        entry, marked = model_from_row(Entry, ENTRY_FIELDS, row[:-1]), row[-1]
+    else:
+        entry = next(iter(models_read(Entry, ENTRY_FIELDS, f"{_ENTRY_END} RETURNING {_ENTRY_COLUMNS}", params)), None)
+        if entry is None:
+            return None, None
+        marked = None
+    entry.player = player  # the row's own player: spares loading it again
+    return entry, marked
+
+
+_ENTRY_COLUMNS = columns_of(Entry, ENTRY_FIELDS)
+_ENTRY_END = (
+    f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
+    " WHERE tournament_id = %s AND player_id = %s AND status = %s"
+)
+_ENTRY_END_REFUNDED = (
+    f"WITH ended AS ({_ENTRY_END} RETURNING {_ENTRY_COLUMNS}),"  # noqa: S608 (names from the models)
+    f" refunded AS (UPDATE {PURCHASE_TABLE} SET refunded_at = %s"
+    " WHERE entry_id IN (SELECT id FROM ended) AND refunded_at IS NULL RETURNING id)"
+    " SELECT ended.*, (SELECT count(*) FROM refunded) FROM ended"
+)
 
 
 def entry_rebuy(*, tournament_id: int, player, now: datetime, idempotency_key: str | None = None) -> Purchase:
@@ -792,6 +808,7 @@ def entry_refund(
     accounts: Mapping[AccountSpec, Account] | None = None,
     purchases: list[Purchase] | None = None,
     audit: Sequence[AuditEntry] = (),
+    marked: int | None = None,
 ) -> int:
     """Reverse every purchase of the entry in the form it was paid; returns what
     left the prize pool. The caller holds the tournament's row lock.
@@ -801,7 +818,8 @@ def entry_refund(
     the accounts come from `accounts` (read ahead) or one query. `purchases`: the
     entry's unrefunded purchases as read before the lock; if they are no longer
     all there is to refund, _StaleRead. `audit`: the caller's rows for the ledger
-    to write with its own (see transfers_create).
+    to write with its own (see transfers_create). `marked`: how many of the entry's
+    purchases the caller marked refunded already (_entry_end), else they are marked here.
     """
     if purchases is None:
         purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
@@ -828,13 +846,15 @@ def entry_refund(
         purchase.refunded_at = now
     # Every purchase only an entry's end refunds: while the entry is active, one
     # unrefunded more than were read would be one bought since.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {PURCHASE_TABLE} SET refunded_at = %s WHERE entry_id = %s AND refunded_at IS NULL",  # noqa: S608 (names from the model)
-            [connection.ops.adapt_datetimefield_value(now), entry.pk],
-        )
-        if cursor.rowcount != len(purchases):
-            raise _StaleRead
+    if marked is None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {PURCHASE_TABLE} SET refunded_at = %s WHERE entry_id = %s AND refunded_at IS NULL",  # noqa: S608 (names from the model)
+                [connection.ops.adapt_datetimefield_value(now), entry.pk],
+            )
+            marked = cursor.rowcount
+    if marked != len(purchases):
+        raise _StaleRead
     return sum(purchase.price for purchase in purchases)
 
 
