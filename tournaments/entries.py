@@ -280,10 +280,18 @@ def _register(
         late=now >= terms.scheduled_start,
         created_at=timezone.now(),
     )
+    # Known before the lock (from the terms, which the lock's are checked against), the
+    # way to pay lets the purchase be written with the entry; a ticket is reserved first.
+    paying = _form_ahead(terms, form, ticket_id) if connection.vendor == "postgresql" else None
+    made = None
     try:
         with transaction.atomic():
             tournament = _tournament_count(terms.pk, entries=1, contributions=price)
-            if not _entry_insert(entry, key=key):
+            if paying is not None:
+                made = _entry_insert_paid(entry, key=key, form=paying, terms=terms)
+                if made is None:
+                    raise _NotEntered
+            elif not _entry_insert(entry, key=key):
                 raise _NotEntered  # and the count, of an entry this request does not make, rolls back
             refusal = registration_refusal(
                 now=now,
@@ -309,6 +317,7 @@ def _register(
                 now=now,
                 accounts=accounts,
                 audit=[_entry_audit("registered", entry, form=form, late=entry.late, tournament=tournament.pk)],
+                made=made,
             )
             if entry.late:
                 floor_seat_late(tournament.pk, entry)  # after the draw; before it, the draw seats the entry
@@ -396,6 +405,64 @@ def _entry_insert(entry: Entry, *, key: str | None) -> bool:
         return False
     entry.pk = made[0]
     return True
+
+
+def _form_ahead(terms: Tournament, form: str | None, ticket_id: int | None) -> str | None:
+    """The way an entry into the event is paid, as _choose_form will find it under the
+    lock if the terms are still these; None for a ticket, or a refusal (raised there)."""
+    try:
+        chosen = _choose_form(terms, form, ticket_id)
+    except TournamentError:
+        return None
+    return None if chosen == PaymentForm.TICKET else chosen
+
+
+def _entry_insert_paid(entry: Entry, *, key: str | None, form: str, terms: Tournament) -> Purchase | None:
+    """_entry_insert and the entry's purchase (unpaid: purchase_create pays it, given
+    it as `made`), in one statement on PostgreSQL; None if the entry was not made."""
+    price, fee, bounty = entry_price(terms)
+    purchase = Purchase(
+        entry=entry,
+        kind=PurchaseKind.ENTRY,
+        form=form,
+        currency=pool_currency(terms),
+        price=price,
+        fee=fee,
+        bounty=bounty,
+        chips=terms.starting_stack,
+        created_at=timezone.now(),
+    )
+    fields = [Entry._meta.get_field(name) for name in ENTRY_INSERT_FIELDS]
+    params = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in fields] + [key]
+    params += [purchase.kind, purchase.form, purchase.currency, price, fee, bounty, purchase.chips, key]
+    params.append(connection.ops.adapt_datetimefield_value(purchase.created_at))
+    try:
+        with transaction.mark_for_rollback_on_error(), connection.cursor() as cursor:  # as create() does
+            cursor.execute(_ENTRY_INSERT_PAID, params)
+            row = cursor.fetchone()
+    except IntegrityError as error:
+        raise TournamentError(_("This request was already made."), "duplicate_request") from error
+    if row is None:
+        return None
+    purchase.pk, entry.pk = row
+    purchase.entry = entry
+    purchase.idempotency_key = key or f"entry:{entry.pk}"
+    purchase._state.adding = False
+    purchase._state.db = connection.alias
+    return purchase
+
+
+_ENTRY_INSERT_COLUMNS = ", ".join(Entry._meta.get_field(name).column for name in ENTRY_INSERT_FIELDS)
+_ENTRY_INSERT_PAID = (
+    f"WITH made AS (INSERT INTO {ENTRY_TABLE} ({_ENTRY_INSERT_COLUMNS})"  # noqa: S608 (names from the models)
+    f" SELECT {', '.join(['%s'] * len(ENTRY_INSERT_FIELDS))}"
+    f" WHERE NOT EXISTS (SELECT 1 FROM {PURCHASE_TABLE} WHERE idempotency_key = %s)"
+    " ON CONFLICT DO NOTHING RETURNING id)"
+    f" INSERT INTO {PURCHASE_TABLE}"
+    " (entry_id, kind, form, currency, price, fee, bounty, chips, idempotency_key, created_at)"
+    " SELECT made.id, %s, %s, %s, %s, %s, %s, %s, COALESCE(%s, 'entry:' || made.id), CAST(%s AS timestamptz)"
+    " FROM made RETURNING id, entry_id"
+)
 
 
 def _registered_before(tournament_id: int, player, key: str | None) -> Receipt:
@@ -676,7 +743,12 @@ def purchase_create(
     source_account=None,
     accounts: Mapping[AccountSpec, Account] | None = None,
     audit: Sequence[AuditEntry] = (),
+    made: Purchase | None = None,
 ) -> Purchase:
+    """The purchase, and its payment through the ledger; `made`: the purchase as the
+    caller wrote it already (with its entry: _entry_insert_paid), to be paid only."""
+    if made is not None:
+        return _purchase_pay(tournament, made, source_account, accounts=accounts, audit=audit)
     price, fee, bounty = amounts
     currency = pool_currency(tournament)
     ticket = None
@@ -712,6 +784,18 @@ def purchase_create(
         raise TournamentError(_("This request was already made."), "duplicate_request") from error
     purchase._state.adding = False
     purchase._state.db = connection.alias
+    return _purchase_pay(tournament, purchase, source_account, accounts=accounts, audit=audit)
+
+
+def _purchase_pay(
+    tournament: Tournament,
+    purchase: Purchase,
+    source_account=None,
+    *,
+    accounts: Mapping[AccountSpec, Account] | None,
+    audit: Sequence[AuditEntry],
+) -> Purchase:
+    """Pay the purchase just made through the ledger."""
     legs = [
         Leg(source, destination, amount, reason, name)
         for name, source, destination, amount, reason in purchase_legs(
@@ -723,7 +807,7 @@ def purchase_create(
         transfers_create(
             legs=legs,
             idempotency_key_prefix=f"purchase:{purchase.pk}",
-            actor=entry.player,
+            actor=purchase.entry.player,
             keys_are_new=True,
             audit=audit,
         )
