@@ -286,13 +286,14 @@ def _register(
     made = None
     try:
         with transaction.atomic():
-            tournament = _tournament_count(terms.pk, entries=1, contributions=price)
             if paying is not None:
-                made = _entry_insert_paid(entry, key=key, form=paying, terms=terms)
+                tournament, made = _count_and_enter(entry, key=key, form=paying, terms=terms)
                 if made is None:
                     raise _NotEntered
-            elif not _entry_insert(entry, key=key):
-                raise _NotEntered  # and the count, of an entry this request does not make, rolls back
+            else:
+                tournament = _tournament_count(terms.pk, entries=1, contributions=price)
+                if not _entry_insert(entry, key=key):
+                    raise _NotEntered  # and the count, of an entry this request does not make, rolls back
             refusal = registration_refusal(
                 now=now,
                 status=tournament.status,
@@ -417,9 +418,13 @@ def _form_ahead(terms: Tournament, form: str | None, ticket_id: int | None) -> s
     return None if chosen == PaymentForm.TICKET else chosen
 
 
-def _entry_insert_paid(entry: Entry, *, key: str | None, form: str, terms: Tournament) -> Purchase | None:
-    """_entry_insert and the entry's purchase (unpaid: purchase_create pays it, given
-    it as `made`), in one statement on PostgreSQL; None if the entry was not made."""
+def _count_and_enter(
+    entry: Entry, *, key: str | None, form: str, terms: Tournament
+) -> tuple[Tournament, Purchase | None]:
+    """_tournament_count (its lock first), _entry_insert and the entry's purchase
+    (unpaid: purchase_create pays it, given it as `made`), in one statement on
+    PostgreSQL: the event as counted, and the purchase, None if the entry was not
+    made (and the count, of an entry this request does not make, rolls back)."""
     price, fee, bounty = entry_price(terms)
     purchase = Purchase(
         entry=entry,
@@ -432,36 +437,46 @@ def _entry_insert_paid(entry: Entry, *, key: str | None, form: str, terms: Tourn
         chips=terms.starting_stack,
         created_at=timezone.now(),
     )
+    params = [1, price, connection.ops.adapt_datetimefield_value(timezone.now()), terms.pk]
     fields = [Entry._meta.get_field(name) for name in ENTRY_INSERT_FIELDS]
-    params = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in fields] + [key]
+    params += [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in fields] + [key]
     params += [purchase.kind, purchase.form, purchase.currency, price, fee, bounty, purchase.chips, key]
     params.append(connection.ops.adapt_datetimefield_value(purchase.created_at))
     try:
         with transaction.mark_for_rollback_on_error(), connection.cursor() as cursor:  # as create() does
-            cursor.execute(_ENTRY_INSERT_PAID, params)
+            cursor.execute(_COUNT_AND_ENTER, params)
             row = cursor.fetchone()
     except IntegrityError as error:
         raise TournamentError(_("This request was already made."), "duplicate_request") from error
     if row is None:
-        return None
-    purchase.pk, entry.pk = row
+        raise Tournament.DoesNotExist
+    tournament = model_from_row(Tournament, REGISTRATION_FIELDS, row[:-2])
+    if row[-2] is None:
+        return tournament, None
+    purchase.pk, entry.pk = row[-2:]
     purchase.entry = entry
     purchase.idempotency_key = key or f"entry:{entry.pk}"
     purchase._state.adding = False
     purchase._state.db = connection.alias
-    return purchase
+    return tournament, purchase
 
 
 _ENTRY_INSERT_COLUMNS = ", ".join(Entry._meta.get_field(name).column for name in ENTRY_INSERT_FIELDS)
-_ENTRY_INSERT_PAID = (
-    f"WITH made AS (INSERT INTO {ENTRY_TABLE} ({_ENTRY_INSERT_COLUMNS})"  # noqa: S608 (names from the models)
-    f" SELECT {', '.join(['%s'] * len(ENTRY_INSERT_FIELDS))}"
+# The entry reads the counted row, so the tournament's lock is taken before its
+# (and before the unique index of active entries waits for another's).
+_COUNT_AND_ENTER = (
+    f"WITH counted AS (UPDATE {TOURNAMENT_TABLE} SET entries_count = entries_count + %s,"  # noqa: S608 (names from the models)
+    " prize_contributions = prize_contributions + %s, updated_at = %s"
+    f" WHERE id = %s RETURNING {columns_of(Tournament, REGISTRATION_FIELDS)}),"
+    f" made AS (INSERT INTO {ENTRY_TABLE} ({_ENTRY_INSERT_COLUMNS})"
+    f" SELECT {', '.join(['%s'] * len(ENTRY_INSERT_FIELDS))} FROM counted"
     f" WHERE NOT EXISTS (SELECT 1 FROM {PURCHASE_TABLE} WHERE idempotency_key = %s)"
-    " ON CONFLICT DO NOTHING RETURNING id)"
-    f" INSERT INTO {PURCHASE_TABLE}"
+    " ON CONFLICT DO NOTHING RETURNING id),"
+    f" paid AS (INSERT INTO {PURCHASE_TABLE}"
     " (entry_id, kind, form, currency, price, fee, bounty, chips, idempotency_key, created_at)"
     " SELECT made.id, %s, %s, %s, %s, %s, %s, %s, COALESCE(%s, 'entry:' || made.id), CAST(%s AS timestamptz)"
-    " FROM made RETURNING id, entry_id"
+    " FROM made RETURNING id, entry_id)"
+    " SELECT counted.*, paid.id, paid.entry_id FROM counted LEFT JOIN paid ON true"
 )
 
 
@@ -746,7 +761,7 @@ def purchase_create(
     made: Purchase | None = None,
 ) -> Purchase:
     """The purchase, and its payment through the ledger; `made`: the purchase as the
-    caller wrote it already (with its entry: _entry_insert_paid), to be paid only."""
+    caller wrote it already (with its entry: _count_and_enter), to be paid only."""
     if made is not None:
         return _purchase_pay(tournament, made, source_account, accounts=accounts, audit=audit)
     price, fee, bounty = amounts

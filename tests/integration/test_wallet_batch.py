@@ -340,9 +340,9 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
     # The event's terms and the accounts read ahead in one query; then, under the lock: the
-    # tournament, the entry with its purchase, the ledger's one statement, and the savepoint
-    # and its release.
-    with django_assert_max_num_queries(6):
+    # tournament with the entry and its purchase, the ledger's one statement, and the
+    # savepoint and its release.
+    with django_assert_max_num_queries(5):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
     # The purchases and the accounts read ahead in one; then, under the lock: the tournament
     # (its count too), the entry with its purchases' refunded mark, the ledger's one, the
