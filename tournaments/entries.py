@@ -547,10 +547,11 @@ def _unregister(
         counted = bool(purchases)
         refunding = sum(purchase.price for purchase in purchases)
         try:
-            tournament = _tournament_count(tournament_id, entries=-1 if counted else 0, contributions=-refunding)
+            tournament, entry, marked = _count_and_end(
+                tournament_id, player=player, now=now, entries=-1 if counted else 0, contributions=-refunding
+            )
         except IntegrityError as error:  # below zero: what was read was taken out meanwhile (a double click)
             raise _StaleRead from error
-        entry, marked = _entry_end(tournament_id, player=player, now=now)
         if entry is None:
             raise refuse("not_registered")
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
@@ -584,26 +585,41 @@ def _entry_audit(action: str, entry: Entry, **data) -> AuditEntry:
     )
 
 
-def _entry_end(tournament_id: int, *, player, now: datetime) -> tuple[Entry | None, int | None]:
-    """The player's active entry, unregistered now (None if they hold none); on
-    PostgreSQL its unrefunded purchases are marked refunded in the same statement,
-    and how many were is returned for entry_refund (elsewhere None: it marks them)."""
+def _count_and_end(
+    tournament_id: int, *, player, now: datetime, entries: int, contributions: int
+) -> tuple[Tournament, Entry | None, int | None]:
+    """_tournament_count (its lock first) and _entry_end, in one statement on
+    PostgreSQL (the entry's end reading the counted row, so the lock is taken first),
+    which also marks the entry's purchases refunded: how many it did, for entry_refund."""
+    if connection.vendor != "postgresql":
+        tournament = _tournament_count(tournament_id, entries=entries, contributions=contributions)
+        return tournament, *_entry_end(tournament_id, player=player, now=now)
+    ended = connection.ops.adapt_datetimefield_value(now)
+    params = [entries, contributions, connection.ops.adapt_datetimefield_value(timezone.now()), tournament_id]
+    params += [EntryStatus.UNREGISTERED, ended, tournament_id, player.pk, EntryStatus.ACTIVE, ended]
+    with connection.cursor() as cursor:
+        cursor.execute(_COUNT_AND_END, params)
+        row = cursor.fetchone()
+    if row is None:
+        raise Tournament.DoesNotExist
+    terms = len(REGISTRATION_FIELDS)
+    tournament = model_from_row(Tournament, REGISTRATION_FIELDS, row[:terms])
+    if row[terms] is None:
+        return tournament, None, None
+    entry = model_from_row(Entry, ENTRY_FIELDS, row[terms:-1])
+    entry.player = player  # the row's own player: spares loading it again
+    return tournament, entry, row[-1]
+
+
+def _entry_end(tournament_id: int, *, player, now: datetime) -> tuple[Entry | None, None]:
+    """The player's active entry, unregistered now (None if they hold none); its
+    purchases are left for entry_refund to mark refunded (None: how many were marked)."""
     params = [EntryStatus.UNREGISTERED, connection.ops.adapt_datetimefield_value(now)]
     params += [tournament_id, player.pk, EntryStatus.ACTIVE]
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_ENTRY_END_REFUNDED, [*params, params[1]])
-            row = cursor.fetchone()
-        if row is None:
-            return None, None
-        entry, marked = model_from_row(Entry, ENTRY_FIELDS, row[:-1]), row[-1]
-    else:
-        entry = next(iter(models_read(Entry, ENTRY_FIELDS, f"{_ENTRY_END} RETURNING {_ENTRY_COLUMNS}", params)), None)
-        if entry is None:
-            return None, None
-        marked = None
-    entry.player = player  # the row's own player: spares loading it again
-    return entry, marked
+    for entry in models_read(Entry, ENTRY_FIELDS, f"{_ENTRY_END} RETURNING {_ENTRY_COLUMNS}", params):
+        entry.player = player  # the row's own player: spares loading it again
+        return entry, None
+    return None, None
 
 
 _ENTRY_COLUMNS = columns_of(Entry, ENTRY_FIELDS)
@@ -611,11 +627,14 @@ _ENTRY_END = (
     f"UPDATE {ENTRY_TABLE} SET status = %s, ended_at = %s"  # noqa: S608 (names from the model)
     " WHERE tournament_id = %s AND player_id = %s AND status = %s"
 )
-_ENTRY_END_REFUNDED = (
-    f"WITH ended AS ({_ENTRY_END} RETURNING {_ENTRY_COLUMNS}),"  # noqa: S608 (names from the models)
+_COUNT_AND_END = (
+    f"WITH counted AS (UPDATE {TOURNAMENT_TABLE} SET entries_count = entries_count + %s,"  # noqa: S608 (names from the models)
+    " prize_contributions = prize_contributions + %s, updated_at = %s"
+    f" WHERE id = %s RETURNING {columns_of(Tournament, REGISTRATION_FIELDS)}),"
+    f" ended AS ({_ENTRY_END} AND EXISTS (SELECT 1 FROM counted) RETURNING {_ENTRY_COLUMNS}),"
     f" refunded AS (UPDATE {PURCHASE_TABLE} SET refunded_at = %s"
     " WHERE entry_id IN (SELECT id FROM ended) AND refunded_at IS NULL RETURNING id)"
-    " SELECT ended.*, (SELECT count(*) FROM refunded) FROM ended"
+    " SELECT counted.*, ended.*, (SELECT count(*) FROM refunded) FROM counted LEFT JOIN ended ON true"
 )
 
 

@@ -345,9 +345,9 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     with django_assert_max_num_queries(5):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
     # The purchases and the accounts read ahead in one; then, under the lock: the tournament
-    # (its count too), the entry with its purchases' refunded mark, the ledger's one, the
-    # savepoint and its release.
-    with django_assert_max_num_queries(6):
+    # (its count too) with the entry's end and its purchases' refunded mark, the ledger's
+    # one, the savepoint and its release.
+    with django_assert_max_num_queries(5):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
