@@ -9,8 +9,8 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
   second, the last one always showing the final state. Only for groups a socket
   has joined lately: nothing is rendered for nobody.
 - A player's own group gets only the names of what to fetch again (their
-  registration card, their balances): what is private is rendered for them alone,
-  by the request that fetches it.
+  registration card, their balances), those asked for together in one message:
+  what is private is rendered for them alone, by the request that fetches it.
 """
 
 import datetime
@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.consumers import group_name, listened, live_send
+from tournaments.consumers import group_name, listened, live_refresh, live_send
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import Tournament
 from wallet.events import balances_changed
@@ -31,7 +31,7 @@ from wallet.events import balances_changed
 THROTTLE_SECONDS = 1
 # A queued end-of-second message is taken to carry changes until this long before it is due.
 CARRY_MARGIN_SECONDS = 0.1
-# In this process: until when, by event, the end-of-second message it queued carries any change.
+# In this process: until when, by event, a queued end-of-second message carries any change.
 _carried_until: dict[int, float] = {}
 
 
@@ -48,16 +48,35 @@ def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_on
         for language in _languages():
             live_send(group_name("lobby", language=language), json.dumps({"reload": True}))
     if time.monotonic() < _carried_until.get(tournament_id, 0.0):
-        return  # the message this process queued for the end of the second carries it: no Redis round trip
-    if cache.add(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS):
+        return  # a queued end-of-second message carries it: no Redis round trip
+    # An end-of-second message renders when it runs, so it carries every change
+    # committed until then; its key, which says when it is due, is there until it
+    # runs. Found there now (after this change's commit), it carries this change, and
+    # this process's others until it is due. One round trip reads both keys.
+    sent, trailing = _sent_key(tournament_id), _trailing_key(tournament_id)
+    found = cache.get_many([sent, trailing])
+    if sent not in found and cache.add(sent, True, timeout=THROTTLE_SECONDS):
         tournament_publish(tournament_id, clock_only=clock_only)
-    elif cache.add(_trailing_key(tournament_id), True, timeout=THROTTLE_SECONDS * 5):
+        return
+    queued = found.get(trailing)
+    if queued is None:
         # Sent within the second: one more message at its end carries whatever changed since.
-        from lobby.tasks import tournament_publish_task  # the task calls this module
+        due = time.time() + THROTTLE_SECONDS
+        if cache.add(trailing, due, timeout=THROTTLE_SECONDS * 5):
+            from lobby.tasks import tournament_publish_task  # the task calls this module
 
-        tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
-        # It renders when it runs, so it carries every change committed until then.
-        _carried_until[tournament_id] = time.monotonic() + THROTTLE_SECONDS - CARRY_MARGIN_SECONDS
+            tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
+            queued = due
+        else:  # another request queued it just now
+            queued = cache.get(trailing)
+    if queued is not None:
+        _carry(tournament_id, until=queued)
+
+
+def _carry(tournament_id: int, *, until: float) -> None:
+    """The message queued for `until` (time.time()) carries this process's changes to
+    the event until a little before then: they cost no Redis round trip."""
+    _carried_until[tournament_id] = time.monotonic() + (until - time.time()) - CARRY_MARGIN_SECONDS
 
 
 def tournament_publish_trailing(tournament_id: int) -> None:
@@ -90,12 +109,12 @@ def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
 
 
 def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):
-    live_send(group_name("user", user_id=player_id), json.dumps({"refresh": [f"registration-{tournament_id}"]}))
+    live_refresh(group_name("user", user_id=player_id), f"registration-{tournament_id}")
 
 
 def on_balances_changed(sender, *, owner_ids: set[int], **_):
     for owner_id in owner_ids:
-        live_send(group_name("user", user_id=owner_id), json.dumps({"refresh": ["balances"]}))
+        live_refresh(group_name("user", user_id=owner_id), "balances")
 
 
 def _languages() -> list[str]:

@@ -10,10 +10,12 @@ socket at the handshake (403); nothing is sent from it to the browser.
 
 import asyncio
 import collections
+import json
 import logging
 import os
 import re
 import threading
+import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -35,7 +37,8 @@ MOST_GROUPS = 8
 FORBIDDEN = 4403
 
 
-# A group somebody joined this recently is sent to; one nobody did is not rendered for.
+# A group a socket joined this recently, or has open, is sent to; one nobody did is
+# not rendered for (a shared group's parts) or sent to (a player's own refreshes).
 LISTENED_SECONDS = 3600
 
 
@@ -89,6 +92,10 @@ _sending = _SendingLoop()
 
 
 _outbox: collections.deque[tuple[str, str]] = collections.deque()
+# A player's own group: the names of what to fetch again, gathered until the sending
+# loop takes them (a registration's card and balances, and any others' since, in one message).
+_refreshes: dict[str, dict[str, None]] = {}
+_refreshes_lock = threading.Lock()
 _flushing = threading.Lock()  # held from the moment a flush is asked for until it has taken the outbox
 
 
@@ -97,6 +104,46 @@ def live_send(group: str, text: str) -> None:
     for it: messages leave in the order given, a burst of them on one wake-up of the
     sending loop (each wake-up costs the caller's thread more than the sending)."""
     _outbox.append((group, text))
+    _wake()
+
+
+def live_refresh(group: str, name: str) -> None:
+    """Tell the sockets of `group` (a player's own, which is sent nothing else) to
+    fetch the part `name` again, as live_send does: the names asked for one group
+    before the sending loop wakes up leave together, `{"refresh": [names]}`.
+
+    Only if a socket listens (one cache read): most players have no page open, and a
+    message costs the process far more than the read. A socket marks its groups
+    listened before it joins them, and keeps them marked while it is open, so none
+    that could receive the message is passed over."""
+    with _refreshes_lock:
+        names = _refreshes.get(group)
+        if names is not None:  # asked for already, and listened
+            names[name] = None
+            return
+    if _unheard_now(group):
+        return
+    with _refreshes_lock:
+        _refreshes.setdefault(group, {})[name] = None
+    _wake()
+
+
+# A group found unheard is taken as such by this thread for this long: the refreshes
+# one commit asks for (a registration's card and balances) cost one read, not two.
+UNHEARD_SECONDS = 0.01
+_unheard = threading.local()
+
+
+def _unheard_now(group: str) -> bool:
+    if getattr(_unheard, "group", None) == group and time.monotonic() < _unheard.until:
+        return True
+    if listened([group]):
+        return False
+    _unheard.group, _unheard.until = group, time.monotonic() + UNHEARD_SECONDS
+    return True
+
+
+def _wake() -> None:
     if _flushing.acquire(blocking=False):
         asyncio.run_coroutine_threadsafe(_flush(), _sending.get())
 
@@ -112,14 +159,25 @@ async def _flush() -> None:
     _draining = True
     try:
         layer = get_channel_layer()
-        while _outbox:
-            group, text = _outbox.popleft()
-            try:
-                await layer.group_send(group, {"type": "live.message", "text": text})
-            except Exception:
-                logger.exception("A live message to %s was not sent", group)
+        while _outbox or _refreshes:
+            if _outbox:
+                group, text = _outbox.popleft()
+                await _group_send(layer, group, text)
+                continue
+            with _refreshes_lock:
+                asked = list(_refreshes.items())
+                _refreshes.clear()
+            for group, names in asked:
+                await _group_send(layer, group, json.dumps({"refresh": list(names)}))
     finally:
         _draining = False
+
+
+async def _group_send(layer, group: str, text: str) -> None:
+    try:
+        await layer.group_send(group, {"type": "live.message", "text": text})
+    except Exception:
+        logger.exception("A live message to %s was not sent", group)
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
@@ -131,14 +189,29 @@ class LiveConsumer(AsyncWebsocketConsumer):
             await self.close(code=FORBIDDEN)  # before accepting: the handshake is refused
             return
         self.groups_joined = sorted(set(wanted))
+        await self._mark_listened()  # before joining: a sender that finds a group unheard has nobody to miss
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        await cache.aset_many({listened_key(group): True for group in self.groups_joined}, timeout=LISTENED_SECONDS)
         await self.accept()
+        self._marking = asyncio.create_task(self._keep_listened())
 
     async def disconnect(self, code):
+        if marking := getattr(self, "_marking", None):
+            marking.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _mark_listened(self) -> None:
+        await cache.aset_many({listened_key(group): True for group in self.groups_joined}, timeout=LISTENED_SECONDS)
+
+    async def _keep_listened(self) -> None:
+        """The groups stay marked listened while the socket is open, however long."""
+        while True:
+            await asyncio.sleep(LISTENED_SECONDS / 2)
+            try:
+                await self._mark_listened()
+            except Exception:
+                logger.exception("The live groups %s were not marked listened", self.groups_joined)
 
     async def receive(self, text_data=None, bytes_data=None):
         """The socket only carries updates to the browser; what it sends is ignored."""

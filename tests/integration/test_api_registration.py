@@ -546,6 +546,31 @@ def test_a_body_the_api_cannot_take_is_a_400_by_field(event, rich, body, field, 
     assert books() == before
 
 
+def test_a_body_that_is_not_an_object_is_a_400(event, rich):
+    response = token_client(rich).post(registration(event), [], format="json")
+
+    refused(response, 400, "invalid")
+    assert not Entry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("accept", "answered"),
+    [
+        (None, "application/json"),
+        ("*/*", "application/json"),
+        ("application/json; indent=2", "application/json"),
+        ("text/html", "text/html; charset=utf-8"),  # DRF's browsable API
+    ],
+)
+def test_the_answer_is_rendered_as_the_client_accepts(event, rich, accept, answered):
+    headers = {"HTTP_ACCEPT": accept} if accept else {}
+
+    response = token_client(rich).post(registration(event), {}, format="json", **headers)
+
+    assert response.status_code == 201, response.content
+    assert response["Content-Type"] == answered
+
+
 def test_a_body_that_is_not_json_is_a_400(event, rich):
     response = token_client(rich).post(registration(event), "{form:", content_type="application/json")
 

@@ -57,6 +57,21 @@ def test_unregister_refunds_exactly_and_allows_registering_again(event, rich):
     assert balance(rich) == 3900
 
 
+def test_a_freeroll_entry_is_counted_out_once_and_a_second_unregistration_refused(player):
+    freeroll = TournamentFactory(blind_structure=BlindStructureFactory(), entry_kind="freeroll", buy_in=0, fee=0)
+    now = timezone.now()
+    entry_register(tournament_id=freeroll.pk, player=player, now=now)
+    entry = entry_unregister(tournament_id=freeroll.pk, player=player, now=now)
+    freeroll.refresh_from_db()
+    assert entry.status == EntryStatus.UNREGISTERED
+    assert (freeroll.entries_count, freeroll.prize_contributions) == (0, 0)
+    with pytest.raises(TournamentError) as refused:
+        entry_unregister(tournament_id=freeroll.pk, player=player, now=now)
+    assert refused.value.code == "not_registered"
+    freeroll.refresh_from_db()
+    assert freeroll.entries_count == 0
+
+
 def test_a_second_registration_is_refused(event, rich):
     entry_register(tournament_id=event.pk, player=rich, now=timezone.now())
     with pytest.raises(TournamentError) as refused:

@@ -2,6 +2,7 @@
 on Redis (production's channel layer) and in memory (the embedded default): who may
 subscribe to what, and which change reaches which group, after the commit only."""
 
+import asyncio
 import json
 import time
 from datetime import timedelta
@@ -87,6 +88,11 @@ async def received(socket: WebsocketCommunicator, timeout: float = QUIET) -> lis
     while not await socket.receive_nothing(timeout):
         messages.append(await socket.receive_from())
     return messages
+
+
+def refreshed(messages: list[str]) -> set[str]:
+    """What a player's own socket was told to fetch again."""
+    return {name for text in messages for name in json.loads(text)["refresh"]}
 
 
 async def closed(*sockets: WebsocketCommunicator) -> None:
@@ -218,9 +224,7 @@ def test_a_registration_updates_lobby_and_info_in_every_language_and_tells_only_
         assert f'id="prizes-{event.pk}"' in parts
         assert 'id="clock"' in parts
         assert "€10" in parts  # the pool
-        own = [json.loads(text) for text in await received(alice_own, timeout=1)]
-        assert {"refresh": [f"registration-{event.pk}"]} in own
-        assert {"refresh": ["balances"]} in own
+        assert refreshed(await received(alice_own, timeout=1)) == {f"registration-{event.pk}", "balances"}
         assert await received(bob_own) == []  # nothing private goes to anyone else
         assert await received(other_info) == []
         await closed(lobby_en, lobby_da, info, other_info, alice_own, bob_own)
@@ -314,7 +318,7 @@ def test_unregistering_tells_the_player_and_the_lobby(layer, event, django_captu
             lambda: entry_unregister(tournament_id=event.pk, player=alice, now=timezone.now()),
         )
         assert "0 / " in await lobby.receive_from(3)
-        assert {"refresh": [f"registration-{event.pk}"]} in [json.loads(t) for t in await received(own, timeout=1)]
+        assert f"registration-{event.pk}" in refreshed(await received(own, timeout=1))
         await closed(lobby, own)
 
     run(scenario)
@@ -332,3 +336,30 @@ def test_a_new_event_asks_every_lobby_to_fetch_its_list_again(layer, event, admi
         await closed(english, danish)
 
     run(scenario)
+
+
+def test_a_player_with_no_page_open_is_sent_nothing_and_an_open_page_stays_listened(
+    layer, event, monkeypatch, django_capture_on_commit_callbacks
+):
+    from tournaments import consumers
+
+    alice, bob = funded("alice"), funded("bob")
+    cookie = session_cookie(alice)
+    sent = []
+    monkeypatch.setattr(consumers, "_refreshes", {})  # never sent here: this test's own
+    monkeypatch.setattr(consumers, "_wake", lambda: sent.append(dict(consumers._refreshes)))
+    monkeypatch.setattr(consumers, "LISTENED_SECONDS", 1)  # marks that last a second, made again every half
+
+    async def scenario():
+        own = await opened(f"user-{alice.pk}", cookie)
+        await asyncio.sleep(1.6)  # longer than a mark lasts: the open socket made it again
+        for player in (alice, bob):
+            await committed(
+                django_capture_on_commit_callbacks,
+                lambda player=player: entry_register(tournament_id=event.pk, player=player, now=timezone.now()),
+            )
+        await closed(own)
+
+    run(scenario)
+    asked = {group for refreshes in sent for group in refreshes}
+    assert asked == {f"user-{alice.pk}"}  # bob, with no page open, costs no message

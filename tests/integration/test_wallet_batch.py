@@ -200,12 +200,63 @@ def test_a_batch_costs_a_fixed_number_of_queries(player, funded, django_assert_n
     bounties = account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1")
     legs = [*entry_legs(funded, pool, fees), Leg(funded, bounties, 50, TransferReason.BOUNTY, "bounty")]
 
-    # The key look-up, a savepoint, one UPDATE that locks, two INSERTs, the release.
-    with django_assert_num_queries(6):
+    # The key look-up, a savepoint, one statement (the UPDATE that locks, the INSERTs of
+    # the transfers and their audit rows), the release.
+    with django_assert_num_queries(4):
         transfers_create(legs=legs, idempotency_key_prefix="counted", actor=player)
-    # Keys the caller vouches for: the UPDATE that locks and the INSERTs only.
-    with django_assert_num_queries(3):
+    # Keys the caller vouches for: that statement only.
+    with django_assert_num_queries(1):
         transfers_create(legs=legs, idempotency_key_prefix="counted-new", actor=player, keys_are_new=True)
+
+
+def test_the_one_statement_writes_what_the_update_and_the_inserts_write(player, funded):
+    """On PostgreSQL the ledger writes in one statement (_ledger_write); the embedded
+    SQLite in three (_balances_move and _journal). Both leave the same rows."""
+    from wallet.services import _balances_move, _journal, _ledger_write
+
+    pool, fees = pool_and_fees()
+    written = {}
+    for way in ("one", "three"):
+        own = AuditEntry(action="tests.paid", actor=player, subject_type="tests.thing", subject_id="7", data={"x": 1})
+        keys = [f"{way}:pool", f"{way}:fee"]
+        legs = entry_legs(funded, pool, fees)
+        with transaction.atomic():
+            if way == "one":
+                moved, transfers = _ledger_write(legs, keys=keys, actor=player, memo="m", audit=[own])
+            else:
+                moved = _balances_move(legs)
+                transfers = _journal(legs, keys=keys, actor=player, memo="m", audit=[own])
+        assert moved
+        made = Transfer.objects.filter(idempotency_key__in=keys).order_by("pk")
+        assert [t.pk for t in transfers] == [t.pk for t in made]
+        rows = AuditEntry.objects.filter(
+            subject_id__in=[str(t.pk) for t in made] + ["7"],
+            action__in=["wallet.transfer.buy_in", "wallet.transfer.fee", "tests.paid"],
+        ).order_by("pk")
+        written[way] = (
+            [(t.source_id, t.destination_id, t.amount, t.reason, t.memo, t.actor_id) for t in made],
+            [(r.action, r.actor_id, r.subject_type, r.reason, r.data) for r in rows],
+            [r.subject_id for r in rows[:2]] == [str(t.pk) for t in made],
+        )
+        AuditEntry.objects.filter(action="tests.paid").delete()  # the next way writes its own
+    assert written["one"] == written["three"]
+    assert written["one"][2]
+    assert balances(funded, pool, fees) == [5000 - 2200, 2000, 200]
+
+
+def test_the_one_statement_moves_nothing_when_a_source_is_short(player, funded):
+    from wallet.services import _ledger_write
+
+    pool, fees = pool_and_fees()
+    own = AuditEntry(action="tests.paid", actor=player, subject_type="tests.thing", subject_id="7")
+    with transaction.atomic():
+        moved, transfers = _ledger_write(
+            entry_legs(funded, pool, fees, price=4950), keys=["a", "b"], actor=player, memo="", audit=[own]
+        )
+    assert (moved, transfers) == (False, [])
+    assert balances(funded, pool, fees) == [5000, 0, 0]
+    assert not Transfer.objects.filter(idempotency_key__in=["a", "b"]).exists()
+    assert not AuditEntry.objects.filter(action="tests.paid").exists()
 
 
 def test_accounts_are_read_with_one_query_and_missing_ones_made(player, funded, django_assert_num_queries):
@@ -269,8 +320,9 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     event.refresh_from_db()
     entry = Entry.objects.select_related("player").get(pk=entry.pk)  # as a cancellation loads it
 
-    # The purchases, the accounts, one UPDATE that locks them, two INSERTs, the refunded mark.
-    with django_assert_num_queries(6):
+    # The purchases, the accounts, one statement that locks and moves them and writes the
+    # transfers and their audit rows, the refunded mark.
+    with django_assert_num_queries(4):
         refunded = entry_refund(tournament=event, entry=entry, now=now)
 
     assert refunded == 900
@@ -287,14 +339,15 @@ def test_registration_and_unregistration_stay_within_their_query_budget(player, 
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The accounts and the event's terms read ahead; then, under the lock: the tournament,
-    # the entry, the purchase, the ledger's three (the audit rows in one INSERT), and the
+    # The event's terms and the accounts read ahead in one query; then, under the lock: the
+    # tournament with the entry and its purchase, the ledger's one statement, and the
     # savepoint and its release.
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(5):
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The accounts and the purchases read ahead; then, under the lock: the tournament, the
-    # entry, the ledger's three, the refunded mark, the tournament, the savepoint and its release.
-    with django_assert_max_num_queries(11):
+    # The purchases and the accounts read ahead in one; then, under the lock: the tournament
+    # (its count too) with the entry's end and its purchases' refunded mark, the ledger's
+    # one, the savepoint and its release.
+    with django_assert_max_num_queries(5):
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
 
