@@ -17,7 +17,7 @@ from support.models import Ticket, TicketKind, TicketStatus
 from tournaments.clock import tournament_pause, tournament_resume
 from tournaments.entries import pool_currency
 from tournaments.events import tournament_changed
-from tournaments.models import Entry, EntryStatus, Status, Table, Tournament
+from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
 from tournaments.services import TournamentError
 from wallet.events import after_commit
@@ -36,8 +36,6 @@ from deals.models import (
     ProposalKind,
     ProposalStatus,
 )
-
-IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
 
 REFUSALS = {
     "not_in_play": gettext_lazy("The tournament is not in play."),
@@ -368,7 +366,7 @@ def _current(negotiation: Negotiation, now: datetime) -> list[Participant] | Non
 
 
 def _check_can_deal(tournament: Tournament) -> None:
-    if tournament.status not in IN_PLAY or tournament.started_at is None:
+    if tournament.status not in UNDER_WAY or tournament.started_at is None:
         raise refuse("not_in_play")
     if not tournament.deals_allowed:
         raise refuse("deals_disallowed")

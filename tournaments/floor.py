@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy
 from audit.services import audit_log
 from deals.models import Deal
 from tournaments.events import tournament_changed
-from tournaments.models import Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
+from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
@@ -30,8 +30,6 @@ from tournaments.services import TournamentError
 from wallet.events import after_commit
 from wallet.models import AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
-
-IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
 
 REFUSALS = {
     "not_in_play": gettext_lazy("The tournament is not in play."),
@@ -109,7 +107,7 @@ def floor_hand_finished(
     for a barrier or deals; the tournament may end (rule 11)."""
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
-        if tournament.status not in IN_PLAY or not tournament.started_at:
+        if tournament.status not in UNDER_WAY or not tournament.started_at:
             raise TournamentError(str(REFUSALS["not_in_play"]), "not_in_play")
         stored = _Stored.load(tournament, rng=rng)
         dealt = stored.floor.tables.get(table)

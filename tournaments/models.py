@@ -68,6 +68,10 @@ class Status(models.TextChoices):
     CANCELLED = "cancelled", _("Cancelled")
 
 
+# Under way: the tables play (or wait for a break, a pause or a deal to end).
+UNDER_WAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
+
+
 class BlindStructure(models.Model):
     """A reusable blind structure: ordered levels."""
 

@@ -8,10 +8,8 @@ import secrets
 from datetime import datetime
 
 from tournaments.floor import HandReport, floor_hand_finished
-from tournaments.models import Entry, EntryStatus, Status, Table, Tournament
+from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.rules.simulation import hand_result
-
-IN_PLAY = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK, Status.PAUSED)
 
 
 def simulate_hand(
@@ -39,7 +37,7 @@ def simulate_round(*, now: datetime, rng: random.Random | None = None, bust_chan
     playing (the demo's beat runs this every few seconds). Returns the hands played."""
     rng = rng or secrets.SystemRandom()
     hands = 0
-    for tournament_id in Tournament.objects.filter(simulated=True, status__in=IN_PLAY).values_list("pk", flat=True):
+    for tournament_id in Tournament.objects.filter(simulated=True, status__in=UNDER_WAY).values_list("pk", flat=True):
         for table in playing_tables(tournament_id):
             # A hand played a moment ago may have broken this table, or held it.
             if table in playing_tables(tournament_id):
