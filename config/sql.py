@@ -1,5 +1,6 @@
-"""Written-out SQL for the hot paths (registration and the ledger): rows read into
-models, and several rows written in one INSERT, without the ORM's query building.
+"""Written-out SQL for the hot paths (registration, the ledger, the clock): rows
+read into models, and rows written in one INSERT or UPDATE, without the ORM's
+query building.
 
 Both speak the SQL of PostgreSQL and of the embedded SQLite alike; values pass
 through the fields' own preparation and the backend's converters, so a model read
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.db.models.base import DEFERRED
 
 
@@ -90,3 +91,52 @@ def rows_insert(objects: Sequence[Model], fields: tuple[str, ...], *, returning:
             return []
         cursor.execute(f"{sql} RETURNING id, {connection.ops.quote_name(returning)}", params)
         return cursor.fetchall()
+
+
+def row_update(instance: Model, fields: Sequence[str]) -> None:
+    """save(update_fields=fields), for a row known to exist: one UPDATE of those
+    columns (auto_now ones stamped), without the ORM's query building."""
+    table, _names, columns = _writing(type(instance), tuple(fields), connection.vendor)
+    quote = connection.ops.quote_name
+    sets = ", ".join(f"{quote(column.column)} = %s" for column in columns)
+    params = [column.get_db_prep_save(column.pre_save(instance, add=False), connection) for column in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {sets} WHERE {quote(instance._meta.pk.column)} = %s",  # noqa: S608 (names from the model)
+            [*params, instance.pk],
+        )
+
+
+def rows_update(objects: Sequence[Model], fields: Sequence[str]) -> None:
+    """bulk_update(objects, fields) in one UPDATE (a CASE on the primary key per
+    column), without the ORM's expressions: about a tenth of its CPU for a few rows."""
+    for start in range(0, len(objects), UPDATE_BATCH):
+        _rows_update(objects[start : start + UPDATE_BATCH], fields)
+
+
+UPDATE_BATCH = 500  # rows an UPDATE: well inside SQLite's limit on parameters
+
+
+def _rows_update(objects: Sequence[Model], fields: Sequence[str]) -> None:
+    table, _names, columns = _writing(type(objects[0]), tuple(fields), connection.vendor)
+    quote = connection.ops.quote_name
+    pk = quote(objects[0]._meta.pk.column)
+    cases = " ".join(["WHEN %s THEN %s"] * len(objects))
+    sets, params = [], []
+    for column in columns:
+        sets.append(f"{quote(column.column)} = {_typed(f'CASE {pk} {cases} END', column)}")
+        for obj in objects:
+            params += [obj.pk, column.get_db_prep_save(getattr(obj, column.attname), connection)]
+    where = ", ".join(["%s"] * len(objects))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {', '.join(sets)} WHERE {pk} IN ({where})",  # noqa: S608 (names from the model, placeholders)
+            [*params, *(obj.pk for obj in objects)],
+        )
+
+
+def _typed(sql: str, column: Field) -> str:
+    # PostgreSQL types a CASE of parameters as text; the ORM casts it the same way.
+    if connection.features.requires_casted_case_in_updates:
+        return f"CAST({sql} AS {column.cast_db_type(connection)})"
+    return sql

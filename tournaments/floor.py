@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from random import Random
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
+from config.sql import row_update, rows_insert, rows_update
 from deals.models import Deal
 from tournaments.events import tournament_changed
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
@@ -53,21 +54,39 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
     entry at a random seat of as few and as even tables as hold them; each table's
     first button on its first occupied seat from seat 1 (rule 5), its first hand
     dealt. A cryptographically secure draw unless a test gives its own `rng`."""
-    entries = {entry.pk: entry for entry in tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("pk")}
-    floor = Floor.drawn(
-        {pk: entry.chips for pk, entry in entries.items()}, **_options(tournament, rng or secrets.SystemRandom())
+    with connection.cursor() as cursor:
+        cursor.execute(_ACTIVE_STACKS, [tournament.pk, EntryStatus.ACTIVE])
+        stacks = dict(cursor.fetchall())
+    floor = Floor.drawn(stacks, **_options(tournament, rng or secrets.SystemRandom()))
+    tables = {number: Table(tournament=tournament, number=number) for number in floor.tables}
+    for pk, number in rows_insert(list(tables.values()), TABLE_INSERT_FIELDS, returning="number"):
+        tables[number].pk = pk
+        tables[number]._state.adding = False
+    stored = _Stored(tournament, floor, tables=tables)
+    rows_update(
+        [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()], ["table", "seat"]
     )
-    Table.objects.bulk_create(Table(tournament=tournament, number=number) for number in floor.tables)
-    stored = _Stored(tournament, floor)
-    for pk, seat in floor.where.items():
-        entries[pk].table, entries[pk].seat = stored.tables[seat.table], seat.seat
-    Entry.objects.bulk_update(entries.values(), ["table", "seat"])
     stored.save(floor.start())
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
-        data={"tables": len(floor.tables), "players": len(entries)},
+        data={"tables": len(floor.tables), "players": len(stacks)},
     )
+
+
+_ACTIVE_STACKS = f"SELECT id, chips FROM {Entry._meta.db_table} WHERE tournament_id = %s AND status = %s ORDER BY id"  # noqa: S608 (names from the model)
+TABLE_INSERT_FIELDS = (
+    "tournament",
+    "number",
+    "button",
+    "small_blind",
+    "big_blind",
+    "hands",
+    "playing",
+    "synchronised",
+    "held",
+    "broken_at",
+)
 
 
 def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = None) -> Seat | None:
@@ -142,8 +161,10 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
     still waits for tables in a hand."""
-    if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
-        return
+    with connection.cursor() as cursor:
+        cursor.execute(_HELD, [tournament.pk])
+        if cursor.fetchone() is None:
+            return
     stored = _Stored.load(tournament, rng=rng)
     if stored.floor.stopped:
         return
@@ -151,6 +172,9 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     if not stored.floor.tables_playing():
         outcome = stored.floor.release()
     stored.save(outcome)
+
+
+_HELD = f"SELECT 1 FROM {Table._meta.db_table} WHERE tournament_id = %s AND broken_at IS NULL AND held LIMIT 1"  # noqa: S608 (names from the model)
 
 
 def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
@@ -339,7 +363,7 @@ class _Stored:
             rows = [
                 Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
             ]
-            Entry.objects.bulk_update(rows, ["table", "seat"], batch_size=100)
+            rows_update(rows, ["table", "seat"])
             changed_tables = [pk for pk, move in moved.items() if move.source.table != move.target.table]
             Entry.objects.filter(pk__in=changed_tables).update(times_moved=F("times_moved") + 1)
             audit_log(
@@ -375,9 +399,7 @@ class _Stored:
                     setattr(table, name, value)
                 changed.append(table)
         if changed:
-            Table.objects.bulk_update(
-                changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"]
-            )
+            rows_update(changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"])
         state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}
@@ -390,7 +412,7 @@ class _Stored:
             )
         if state != tournament.floor_state or hand_for_hand != tournament.hand_for_hand:
             tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
-            tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
+            row_update(tournament, ["floor_state", "hand_for_hand", "updated_at"])
 
     def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
         rows = []
@@ -407,7 +429,7 @@ class _Stored:
                     seat=None,
                 )
             )
-        Entry.objects.bulk_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
+        rows_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
         audit_log(
             action="tournaments.floor.eliminated",
             subject=self.tournament,

@@ -1,10 +1,12 @@
-"""When to call the clock (tournaments.clock): a task at each tournament's next
+"""When to call the clock (tournaments.clock): a tick at each tournament's next
 transition, and a sweep that catches up what a stopped worker missed."""
 
-from datetime import datetime, timedelta
+import logging
+from datetime import UTC, datetime, timedelta
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.core.cache import cache
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -12,23 +14,68 @@ from tournaments.clock import FINAL, TICK_HORIZON, tournament_advance
 from tournaments.models import Tournament
 from tournaments.simulator import simulate_round
 
+logger = logging.getLogger(__name__)
+
 # A queued task this late is taken for lost with its worker: the sweep applies its
 # transition. Sooner, the sweep would race tasks merely waiting for a busy worker.
 LOST_AFTER = timedelta(seconds=5)
 
 
+# Ticks fall on a grid of this step: one task applies every tournament's transition
+# due in its step, so a thousand tournaments changing in one second cost twenty
+# tasks, not a thousand (a task cost the worker more than the transition). A
+# transition is applied at most one step after its instant.
+TICK_STEP = timedelta(milliseconds=50)
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+# Clocks of the processes queuing ticks may differ by this much (NTP keeps them closer).
+SKEW = timedelta(milliseconds=500)
+
+
+def tick_of(due: datetime) -> datetime:
+    """The tick that applies a transition due at `due`: the next instant of the grid."""
+    step = TICK_STEP // timedelta(microseconds=1)
+    micros = (due - _EPOCH) // timedelta(microseconds=1)
+    return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
+
+
+def tick_queue(due: datetime) -> None:
+    """Queue the tick of a transition due at `due`, after its commit, unless another
+    commit queued it already; once that tick may have looked (its instant is near),
+    this one queues its own: a tick finding nothing due does nothing."""
+    tick = tick_of(due)
+    if cache.add(f"clock:tick:{tick.isoformat()}", True, timeout=TICK_KEPT) or timezone.now() >= tick - SKEW:
+        clock_tick.apply_async((tick.isoformat(),), eta=tick)
+
+
+TICK_KEPT = int((TICK_HORIZON + timedelta(minutes=1)).total_seconds())
+
+
 @shared_task
-def tournament_tick(tournament_id: int, due: str) -> None:
-    """Apply the transition due at `due` (queued by the clock for that instant)."""
-    due_at = datetime.fromisoformat(due)
-    now = timezone.now()
-    if now < due_at:
+def clock_tick(tick: str) -> int:
+    """Apply the transitions due in the step ending at `tick` (queued for that
+    instant by tick_queue), each tournament in its own transaction; returns how
+    many were advanced."""
+    tick_at = datetime.fromisoformat(tick)
+    if timezone.now() < tick_at:
         # A worker whose clock runs ahead of the one that queued this: wait for it.
-        tournament_tick.apply_async((tournament_id, due), eta=due_at)
-        return
-    if not Tournament.objects.filter(pk=tournament_id, next_transition_at__lte=now).exists():
-        return  # applied already, by the sweep: one read instead of the clock's lock
-    tournament_advance(tournament_id=tournament_id, now=now)
+        clock_tick.apply_async((tick,), eta=tick_at)
+        return 0
+    due = (
+        Tournament.objects.exclude(status__in=FINAL)
+        .filter(next_transition_at__gt=tick_at - TICK_STEP, next_transition_at__lte=tick_at)
+        .order_by("next_transition_at")
+        .values_list("id", flat=True)
+    )
+    advanced = 0
+    for tournament_id in due:
+        try:
+            tournament_advance(tournament_id=tournament_id, now=timezone.now())
+        except Exception:
+            # One tournament's failure must not hold up the others' clocks; the sweep retries it.
+            logger.exception("The clock of tournament %s failed at %s", tournament_id, tick)
+        else:
+            advanced += 1
+    return advanced
 
 
 @shared_task

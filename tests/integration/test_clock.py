@@ -5,6 +5,8 @@ minimum entrants at the start."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import redis
+from django.conf import settings
 from django.utils import timezone
 
 from audit.models import AuditEntry
@@ -13,7 +15,7 @@ from tournaments.cancellation import tournament_postpone
 from tournaments.clock import tournament_advance, tournament_pause, tournament_resume
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services import TournamentError
-from tournaments.tasks import tournaments_sweep
+from tournaments.tasks import TICK_STEP, clock_tick, tick_of, tick_queue, tournaments_sweep
 from wallet.services import wallet_account
 
 pytestmark = pytest.mark.django_db
@@ -252,3 +254,34 @@ def test_a_starting_worker_catches_up_at_once_what_a_dead_one_held():
     assert tournaments_sweep(starting=True) == 1  # ...unless the worker starting holds none
     tournament.refresh_from_db()
     assert tournament.status == Status.CANCELLED  # nobody registered: its start has been applied
+
+
+def test_one_tick_applies_every_transition_due_in_its_step():
+    now = timezone.now()
+    tick = tick_of(now - timedelta(seconds=1))
+    starts = [tick - TICK_STEP + timedelta(milliseconds=1), tick, tick + timedelta(milliseconds=1)]
+    events = [TournamentFactory(scheduled_start=start) for start in starts]
+    for tournament in events:
+        tournament_advance(tournament_id=tournament.pk, now=now - timedelta(seconds=2))
+
+    assert clock_tick(tick.isoformat()) == 2
+
+    statuses = [Tournament.objects.get(pk=tournament.pk).status for tournament in events]
+    # Nobody registered: a start applied cancels; the third start is the next tick's.
+    assert statuses == [Status.CANCELLED, Status.CANCELLED, Status.REGISTERING]
+    assert clock_tick(tick.isoformat()) == 0  # a repeated tick finds nothing due
+
+
+def test_the_ticks_lie_on_a_grid_and_each_is_queued_once():
+    due = timezone.now() + timedelta(seconds=20)
+    tick = tick_of(due)
+    assert due <= tick < due + TICK_STEP
+    assert tick_of(tick) == tick
+    assert tick_of(due + TICK_STEP) == tick + TICK_STEP
+
+    queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    before = queued.llen("celery")
+    tick_queue(due)
+    tick_queue(due + (tick - due) / 2)  # another transition in the same step
+    tick_queue(tick + timedelta(milliseconds=1))  # the next step
+    assert queued.llen("celery") - before == 2
