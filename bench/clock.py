@@ -12,7 +12,7 @@ break of 5 s after every 40 s of play. They are created a day ahead and, once ev
 entrant is in and the worker is up, moved (tournament_save, as an admin's edit) to
 start within a few seconds of each other, LEAD seconds later: beat's sweep then
 finds them and queues each start, as it does 30 s ahead in production. From then
-on nothing but the worker's ETA tasks (tournament_tick) and the sweep move the
+on nothing but the worker's ETA tasks (clock_tick) and the sweep move the
 clocks, and each transition also sends its live update (lobby.live). The
 structures are finite, so every clock has made its last transition about 75 s
 after the first start; the run waits for the stragglers, then stops the worker.

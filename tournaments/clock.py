@@ -27,6 +27,7 @@ from tournaments.models import (
     CLOCK_STATE,
     BlindLevel,
     BlindStructure,
+    Entry,
     EntryStatus,
     Purchase,
     Status,
@@ -38,7 +39,7 @@ from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services import TournamentError
 from wallet.events import after_commit
-from wallet.models import TicketStatus
+from wallet.models import Ticket, TicketStatus
 from wallet.tickets import ticket_consume
 
 # Tasks are queued at most this far ahead: after a worker dies, a queued task can
@@ -249,9 +250,9 @@ def _start(tournament: Tournament) -> None:
         # Every seat was filled at the start: late registration closes at once (rule 9).
         tournament.late_registration_closed_at = tournament.scheduled_start
         _audit_transition(tournament, Transition(tournament.scheduled_start, Change.LATE_REGISTRATION_CLOSED))
-    tickets = Purchase.objects.filter(
-        entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
-    ).values_list("ticket_id", flat=True)
+    with connection.cursor() as cursor:
+        cursor.execute(_RESERVED_TICKETS, [tournament.pk, EntryStatus.ACTIVE, TicketStatus.RESERVED])
+        tickets = [ticket_id for (ticket_id,) in cursor.fetchall()]
     for ticket_id in tickets:
         ticket_consume(ticket_id=ticket_id)
     floor_draw(tournament)
@@ -260,6 +261,14 @@ def _start(tournament: Tournament) -> None:
         subject=tournament,
         data={"entries": tournament.entries_count, "at": tournament.scheduled_start.isoformat()},
     )
+
+
+# The tickets the active entries were paid with, reserved until the start.
+_RESERVED_TICKETS = (
+    f"SELECT p.ticket_id FROM {Purchase._meta.db_table} p"  # noqa: S608 (names from the models)
+    f" JOIN {Entry._meta.db_table} e ON e.id = p.entry_id JOIN {Ticket._meta.db_table} t ON t.id = p.ticket_id"
+    " WHERE e.tournament_id = %s AND e.status = %s AND t.status = %s"
+)
 
 
 def _cancel_short_of_entrants(tournament: Tournament, at: datetime) -> None:

@@ -58,15 +58,18 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
         cursor.execute(_ACTIVE_STACKS, [tournament.pk, EntryStatus.ACTIVE])
         stacks = dict(cursor.fetchall())
     floor = Floor.drawn(stacks, **_options(tournament, rng or secrets.SystemRandom()))
-    tables = {number: Table(tournament=tournament, number=number) for number in floor.tables}
+    started = floor.start()
+    # Each table written as it starts: its first button, blinds and hand.
+    tables = {
+        number: Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
+    }
     for pk, number in rows_insert(list(tables.values()), TABLE_INSERT_FIELDS, returning="number"):
         tables[number].pk = pk
         tables[number]._state.adding = False
-    stored = _Stored(tournament, floor, tables=tables)
     rows_update(
         [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()], ["table", "seat"]
     )
-    stored.save(floor.start())
+    _Stored(tournament, floor, tables=tables).save(started)
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
@@ -300,6 +303,20 @@ def _options(tournament: Tournament, rng: Random) -> dict:
     }
 
 
+def _table_fields(floor: Floor, number: int) -> dict:
+    """What a Table row stores of the floor's table `number`."""
+    state = floor.tables[number]
+    return {
+        "button": state.button,
+        "small_blind": state.small_blind,
+        "big_blind": state.big_blind,
+        "hands": state.hands,
+        "playing": state.playing,
+        "synchronised": state.synchronised,
+        "held": number in floor.held,
+    }
+
+
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
@@ -383,17 +400,9 @@ class _Stored:
             table.save(update_fields=["broken_at", "playing", "held"])
             audit_log(action="tournaments.floor.table_broken", subject=tournament, data={"table": number})
         changed = []
-        for number, state in floor.tables.items():
+        for number in floor.tables:
             table = self.tables[number]
-            fields = {
-                "button": state.button,
-                "small_blind": state.small_blind,
-                "big_blind": state.big_blind,
-                "hands": state.hands,
-                "playing": state.playing,
-                "synchronised": state.synchronised,
-                "held": number in floor.held,
-            }
+            fields = _table_fields(floor, number)
             if any(getattr(table, name) != value for name, value in fields.items()):
                 for name, value in fields.items():
                     setattr(table, name, value)
