@@ -173,6 +173,27 @@ def test_a_simulated_events_break_waits_for_its_last_table_then_every_table_deal
     assert all(table.playing and not table.held for table in tables)
 
 
+def test_a_table_with_a_single_player_never_holds_a_break_up():
+    tournament = started(2, simulated=True, table_size=2)
+    tournament.break_policy = BreakPolicyKind.INTERVAL
+    tournament.break_interval_minutes, tournament.break_minutes = 10, 5
+    tournament.save()
+    # A late entrant alone at a new table: no hand is dealt there.
+    entrants(tournament, 1, now=tournament.scheduled_start + timedelta(minutes=1))
+    alone = Table.objects.get(tournament=tournament, number=2)
+    assert alone.entries.count() == 1 and not alone.playing
+    breaks_at = tournament.scheduled_start + timedelta(minutes=10)
+    tournament_advance(tournament_id=tournament.pk, now=breaks_at)
+    tournament.refresh_from_db()
+    assert tournament.break_pending_since == breaks_at  # table 1 is in a hand
+
+    finished = breaks_at + timedelta(seconds=30)
+    floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=stacks_at(tournament, 1), now=finished)
+    tournament.refresh_from_db()
+    assert tournament.status == "on_break"  # the lone player's table was not waited for
+    assert tournament.break_ends_at == finished + timedelta(minutes=5)
+
+
 def test_a_late_entrant_moves_every_finished_place_down_one():
     tournament = started(3, late_registration_minutes=30)
     out = Entry.objects.filter(tournament=tournament).order_by("pk").first()
