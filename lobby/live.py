@@ -8,6 +8,8 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
   and at most once a second per event: a registration storm is one message a
   second, the last one always showing the final state. Only for groups a socket
   has joined lately: nothing is rendered for nobody.
+- A table's group gets the table (seats, stacks, button, the hand it is on) each
+  time it changes.
 - A player's own group gets only the names of what to fetch again (their
   registration card, their balances), those asked for together in one message:
   what is private is rendered for them alone, by the request that fetches it.
@@ -21,9 +23,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
 
-from lobby.views import lobby_row_html, tournament_live_html
+from lobby.views import lobby_row_html, table_live_html, tournament_live_html
 from tournaments.consumers import group_name, listened, live_refresh, live_send
-from tournaments.events import entry_changed, tournament_changed
+from tournaments.events import entry_changed, tables_changed, tournament_changed
 from tournaments.models import Tournament
 from wallet.events import balances_changed
 
@@ -39,6 +41,7 @@ def connect() -> None:
     """Listen to the services' announcements (LobbyConfig.ready)."""
     tournament_changed.connect(on_tournament_changed, dispatch_uid="lobby.live.tournament")
     entry_changed.connect(on_entry_changed, dispatch_uid="lobby.live.entry")
+    tables_changed.connect(on_tables_changed, dispatch_uid="lobby.live.tables")
     balances_changed.connect(on_balances_changed, dispatch_uid="lobby.live.balances")
 
 
@@ -106,6 +109,26 @@ def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
                 live_send(lobby, row)
             if infos[language] in audience:
                 live_send(infos[language], tournament_live_html(tournament, now, clock_only=clock_only))
+
+
+def on_tables_changed(sender, *, tournament_id: int, numbers: list[int], **_):
+    """Each changed table, as it is now, to whoever watches it. Not throttled: a
+    table changes once a hand."""
+    groups = {
+        (language, number): group_name("table", language=language, tournament_id=tournament_id, table=number)
+        for language in _languages()
+        for number in numbers
+    }
+    audience = listened(list(groups.values()))
+    if not audience:
+        return
+    tournament = Tournament.objects.select_related("blind_structure").filter(pk=tournament_id).first()
+    if tournament is None:
+        return
+    for (language, number), group in groups.items():
+        if group in audience:
+            with translation.override(language), timezone.override(datetime.UTC):
+                live_send(group, table_live_html(tournament, number))
 
 
 def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):

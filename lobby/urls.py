@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
     path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
+    path("tournaments/<int:pk>/tables/<int:number>/", views.table_view, name="table"),
     path("wallet/", wallet_views.wallet, name="wallet"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),

@@ -2,8 +2,9 @@
 
     /ws/live/?groups=lobby.en,user-7
 
-Groups: `lobby.<language>` and `tournament-<id>.<language>` (shared: rendered once
-per language, nothing private), `user-<id>` (the signed-in player's own: only
+Groups: `lobby.<language>`, `tournament-<id>.<language>` and
+`table-<tournament id>-<table number>.<language>` (shared: rendered once per
+language, nothing private), `user-<id>` (the signed-in player's own: only
 theirs), `staff` (staff only). A subscription that is not allowed refuses the whole
 socket at the handshake (403); nothing is sent from it to the browser.
 """
@@ -29,7 +30,10 @@ from tournaments.models import Tournament
 logger = logging.getLogger(__name__)
 
 LANGUAGES = frozenset(code for code, _name in settings.LANGUAGES)
-SHARED = re.compile(r"^(lobby|tournament-(?P<tournament>\d{1,18}))\.(?P<language>[a-z-]{2,7})$")
+SHARED = re.compile(
+    r"^(lobby|tournament-(?P<tournament>\d{1,18})|table-(?P<table_of>\d{1,18})-(?P<table>\d{1,4}))"
+    r"\.(?P<language>[a-z-]{2,7})$"
+)
 PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
 # A page shows a handful of groups; more is not a page.
 MOST_GROUPS = 8
@@ -52,12 +56,21 @@ def listened(groups: list[str]) -> set[str]:
     return {group for group in groups if listened_key(group) in found}
 
 
-def group_name(kind: str, *, language: str = "", tournament_id: int | None = None, user_id: int | None = None) -> str:
+def group_name(
+    kind: str,
+    *,
+    language: str = "",
+    tournament_id: int | None = None,
+    table: int | None = None,
+    user_id: int | None = None,
+) -> str:
     """The name of a live group, as pages subscribe to it and lobby.live sends to it."""
     if kind == "lobby":
         return f"lobby.{language}"
     if kind == "tournament":
         return f"tournament-{tournament_id}.{language}"
+    if kind == "table":
+        return f"table-{tournament_id}-{table}.{language}"
     if kind == "user":
         return f"user-{user_id}"
     return "staff"
@@ -226,8 +239,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
             if shared := SHARED.match(group):
                 if shared["language"] not in LANGUAGES:
                     return False
-                if shared["tournament"]:
-                    tournaments.add(int(shared["tournament"]))
+                if of := shared["tournament"] or shared["table_of"]:
+                    tournaments.add(int(of))
             elif private := PRIVATE.match(group):
                 # A player's own group only: private messages (a wallet, later hole cards) go there.
                 if user is None or not user.is_authenticated or int(private["user"]) != user.pk:

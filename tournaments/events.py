@@ -8,3 +8,5 @@ from django.dispatch import Signal
 tournament_changed = Signal()
 # tournament_id, player_id: a player's own entry changed (registration card, stack).
 entry_changed = Signal()
+# tournament_id, numbers: those tables' seats, stacks, button or hand changed.
+tables_changed = Signal()

@@ -9,7 +9,7 @@ simulator (`manage.py simulate_floor`, and the demo's tournaments) and tests.
 """
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from random import Random
@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy
 from audit.services import audit_log
 from config.sql import row_update, rows_insert, rows_update
 from deals.models import Deal
-from tournaments.events import tournament_changed
+from tournaments.events import tables_changed, tournament_changed
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
@@ -69,7 +69,7 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
     rows_update(
         [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()], ["table", "seat"]
     )
-    _Stored(tournament, floor, tables=tables).save(started)
+    _Stored(tournament, floor, tables=tables).save(started, seated=tables)
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
@@ -109,7 +109,7 @@ def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = No
     Entry.objects.filter(tournament=tournament, finish_best__isnull=False).update(
         finish_best=F("finish_best") + 1, finish_worst=F("finish_worst") + 1
     )
-    stored.save(outcome)
+    stored.save(outcome, seated=[seat.table])
     return seat
 
 
@@ -366,8 +366,10 @@ class _Stored:
         )
         return cls(tournament, floor, tables=tables)
 
-    def save(self, outcome: Outcome, *, now: datetime | None = None) -> None:
+    def save(self, outcome: Outcome, *, now: datetime | None = None, seated: Iterable[int] = ()) -> None:
+        """Write what `outcome` changed; `seated`: tables a player sat down at besides."""
         tournament, floor = self.tournament, self.floor
+        shown = {*seated, *outcome.broken}
         now = now or tournament.started_at
         # Seats are unique: the players out leave theirs before anyone moves in.
         if outcome.finishes:
@@ -375,6 +377,7 @@ class _Stored:
         if floor.round_busts:
             Entry.objects.filter(pk__in=floor.round_busts, table__isnull=False).update(table=None, seat=None)
         moved = {move.player: move for move in outcome.moves}
+        shown.update(table for move in moved.values() for table in (move.source.table, move.target.table))
         if moved:
             Entry.objects.filter(pk__in=moved).update(seat=None)
             rows = [
@@ -409,6 +412,9 @@ class _Stored:
                 changed.append(table)
         if changed:
             rows_update(changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"])
+            shown.update(table.number for table in changed)
+        if shown:
+            after_commit(tables_changed, tournament_id=tournament.pk, numbers=sorted(shown))
         state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}

@@ -202,34 +202,33 @@ class TableView:
     seats: list[SeatView]
 
 
-def tournament_tables(tournament: Tournament) -> list[TableView]:
-    """Each table in play: its players by seat, their stacks, the button and the
-    blinds of the hand in play or the next (rules 5, 14)."""
-    seated = (
-        Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
-        .order_by("table__number", "seat")
-        .values_list(
-            "table__number",
-            "table__button",
-            "table__small_blind",
-            "table__big_blind",
-            "seat",
-            "player__screen_name",
-            "chips",
-        )
+def tournament_tables(tournament: Tournament, number: int | None = None) -> list[TableView]:
+    """Each table in play (or table `number` alone): its players by seat, their
+    stacks, the button and the blinds of the hand in play or the next (rules 5, 14)."""
+    seated = Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
+    if number is not None:
+        seated = seated.filter(table__number=number)
+    seated = seated.order_by("table__number", "seat").values_list(
+        "table__number",
+        "table__button",
+        "table__small_blind",
+        "table__big_blind",
+        "seat",
+        "player__screen_name",
+        "chips",
     )
     by_table: dict[int, list] = {}
     positions: dict[int, tuple] = {}
-    for number, button, small, big, seat, name, chips in seated:
-        by_table.setdefault(number, []).append((seat, name, chips))
-        positions[number] = (button, small, big)
+    for table, button, small, big, seat, name, chips in seated:
+        by_table.setdefault(table, []).append((seat, name, chips))
+        positions[table] = (button, small, big)
     views = []
-    for number, rows in by_table.items():
-        button, small, big = positions[number]
+    for table, rows in by_table.items():
+        button, small, big = positions[table]
         # The stored seats (a dead button's may be empty); the button wins a seat it shares heads-up.
         roles = {big: "big_blind", small: "small_blind", button: "button"} if len(rows) > 1 else {}
         seats = [SeatView(seat, name, chips, roles.get(seat, "")) for seat, name, chips in rows]
-        views.append(TableView(number, seats))
+        views.append(TableView(table, seats))
     return views
 
 

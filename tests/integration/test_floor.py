@@ -99,6 +99,24 @@ def bust(tournament, number: int, *losers: int, now=None) -> None:
     floor_hand_finished(tournament_id=tournament.pk, table=number, stacks=result, now=now or timezone.now())
 
 
+def test_a_table_has_its_own_page_with_every_seat_and_tournament_info_links_to_it(client):
+    tournament = started(7)
+    table = Table.objects.get(tournament=tournament, number=1)
+    seated = {entry.seat: entry for entry in table.entries.select_related("player")}
+
+    page = client.get(f"/tournaments/{tournament.pk}/tables/1/").content.decode()
+
+    assert f'data-live="table-{tournament.pk}-1.en"' in page
+    for entry in seated.values():
+        assert entry.player.screen_name in page
+    assert page.count("Empty") == tournament.table_size - len(seated)
+    assert "Hand 1 in play" in page
+    info = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert f'href="/tournaments/{tournament.pk}/tables/1/"' in info
+    missing = client.get(f"/tournaments/{tournament.pk}/tables/9/")
+    assert missing.status_code == 404
+
+
 def test_players_out_are_placed_and_paid_through_the_wallet_and_the_winner_takes_first():
     tournament = started(3, late_registration_minutes=0, buy_in=1000, fee=100)
     assert tournament.payouts_locked_at is not None
@@ -181,7 +199,8 @@ def test_a_table_with_a_single_player_never_holds_a_break_up():
     # A late entrant alone at a new table: no hand is dealt there.
     entrants(tournament, 1, now=tournament.scheduled_start + timedelta(minutes=1))
     alone = Table.objects.get(tournament=tournament, number=2)
-    assert alone.entries.count() == 1 and not alone.playing
+    assert alone.entries.count() == 1
+    assert not alone.playing
     breaks_at = tournament.scheduled_start + timedelta(minutes=10)
     tournament_advance(tournament_id=tournament.pk, now=breaks_at)
     tournament.refresh_from_db()

@@ -18,11 +18,12 @@ from django.utils import timezone
 
 from config.asgi import application
 from lobby.live import THROTTLE_SECONDS, tournament_publish_trailing
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.clock import tournament_advance, tournament_pause
 from tournaments.consumers import FORBIDDEN
 from tournaments.entries import entry_register, entry_unregister
-from tournaments.models import Tournament
+from tournaments.floor import floor_hand_finished
+from tournaments.models import Entry, Tournament
 from tournaments.services import tournament_clone
 from wallet.services import deposit_create
 
@@ -129,6 +130,9 @@ def run(scenario) -> None:
         ("lobby.xx", None, False),  # no such language
         ("tournament-{event}.en", None, True),
         ("tournament-999999.en", None, False),  # no such event
+        ("table-{event}-1.en", None, True),  # a table anyone may watch
+        ("table-999999-1.en", None, False),
+        ("tournament-{event}-1.en", None, False),
         ("user-{player}", "player", True),
         ("user-{player}", None, False),  # not signed in
         ("user-{other}", "player", False),  # another player's private group
@@ -301,6 +305,36 @@ def test_the_clock_and_a_pause_reach_tournament_info(layer, event, staff, django
         assert "Paused" in paused
         assert "Deal talks" in paused
         await closed(info)
+
+    run(scenario)
+
+
+def test_a_finished_hand_reaches_its_tables_watchers_only(layer, django_capture_on_commit_callbacks):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    players = entrants(tournament, 4, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    seated = Entry.objects.filter(table__tournament=tournament, table__number=1)
+    stacks = dict(seated.values_list("pk", "chips"))
+    names = {player.screen_name for player in players if seated.filter(player=player).exists()}
+
+    async def scenario():
+        first = await opened(f"table-{tournament.pk}-1.en")
+        second = await opened(f"table-{tournament.pk}-2.en")
+        await committed(
+            django_capture_on_commit_callbacks,
+            lambda: floor_hand_finished(
+                tournament_id=tournament.pk, table=1, stacks=stacks, now=tournament.scheduled_start
+            ),
+        )
+        (update,) = await received(first, timeout=1)
+        assert f'id="table-{tournament.pk}-1"' in update
+        assert "Hand 2 in play" in update
+        assert all(name in update for name in names)
+        assert await received(second) == []  # the other table did not change
+        await closed(first, second)
 
     run(scenario)
 
