@@ -13,13 +13,14 @@ repeated or needless call changes nothing wrong.
 Lock order, as everywhere: the tournament's row, then wallet accounts.
 """
 
+import json
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
 from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
-from config.sql import columns_of, models_read, row_update
+from config.sql import columns_of, model_from_row, row_update
 from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
 from tournaments.floor import floor_draw, floor_pay_prizes, floor_release
@@ -160,28 +161,37 @@ def _locked(tournament_id: int) -> Tournament:
     """The tournament under its row lock, with its blind levels: the schedule is
     built from them several times a call. Written out: the ORM's query, with the
     levels prefetched, cost more CPU than the rest of a transition."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    found = models_read(
-        Tournament,
-        TOURNAMENT_FIELDS,
-        f"SELECT {columns_of(Tournament, TOURNAMENT_FIELDS)} FROM {Tournament._meta.db_table} WHERE id = %s{lock}",  # noqa: S608 (names from the model)
-        [tournament_id],
-    )
-    if not found:
-        raise Tournament.DoesNotExist
-    tournament = found[0]
-    structure = BlindStructure(pk=tournament.blind_structure_id)
+    columns = columns_of(Tournament, TOURNAMENT_FIELDS)
     with connection.cursor() as cursor:
-        cursor.execute(_LEVELS, [structure.pk])
-        structure.read_levels = [Level(*row) for row in cursor.fetchall()]
+        if connection.vendor == "postgresql":  # the levels in the same statement, as JSON
+            cursor.execute(_LOCKED_WITH_LEVELS.format(columns=columns), [tournament_id])
+            row = cursor.fetchone()
+            if row is None:
+                raise Tournament.DoesNotExist
+            row, levels = row[:-1], row[-1]
+            levels = json.loads(levels) if isinstance(levels, str) else levels or []
+        else:
+            cursor.execute(_LOCKED.format(columns=columns), [tournament_id])
+            row = cursor.fetchone()
+            if row is None:
+                raise Tournament.DoesNotExist
+            cursor.execute(_LEVELS, [row[TOURNAMENT_FIELDS.index("blind_structure")]])
+            levels = cursor.fetchall()
+    tournament = model_from_row(Tournament, TOURNAMENT_FIELDS, row)
+    structure = BlindStructure(pk=tournament.blind_structure_id)
+    structure.read_levels = [Level(*level) for level in levels]
     tournament.blind_structure = structure
     return tournament
 
 
 TOURNAMENT_FIELDS = tuple(field.name for field in Tournament._meta.concrete_fields)
-_LEVELS = (
-    f"SELECT small_blind, big_blind, ante, minutes, seconds FROM {BlindLevel._meta.db_table}"  # noqa: S608 (names from the model)
-    " WHERE structure_id = %s ORDER BY position"
+_LEVEL_COLUMNS = "small_blind, big_blind, ante, minutes, seconds"
+_LOCKED = f"SELECT {{columns}} FROM {Tournament._meta.db_table} WHERE id = %s"  # noqa: S608 (names from the model)
+_LEVELS = f"SELECT {_LEVEL_COLUMNS} FROM {BlindLevel._meta.db_table} WHERE structure_id = %s ORDER BY position"  # noqa: S608 (names from the model)
+_LOCKED_WITH_LEVELS = (
+    f"SELECT {{columns}}, (SELECT json_agg(json_build_array({_LEVEL_COLUMNS}) ORDER BY position)"  # noqa: S608 (names from the models)
+    f" FROM {BlindLevel._meta.db_table} WHERE structure_id = t.blind_structure_id)"
+    f" FROM {Tournament._meta.db_table} t WHERE t.id = %s FOR UPDATE OF t"
 )
 
 
@@ -303,7 +313,7 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
     if changed:
         row_update(tournament, [*changed, "updated_at"])
     going = tournament.paused_at is None and tournament.break_pending_since is None
-    if changed and going and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
+    if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
         floor_release(tournament)  # the tables a break or a pause held deal again
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
@@ -377,6 +387,13 @@ def _queue_tick(tournament: Tournament, now: datetime) -> None:
 
     # robust: a broker that is down must not undo the transition; the sweep catches up.
     transaction.on_commit(lambda: tick_queue(due), robust=True)
+
+
+def _stopped(state: dict) -> bool:
+    """Whether the clock stood still (a break, a pause, a break's wait) in `state`."""
+    return (
+        state["status"] == Status.ON_BREAK or state["paused_at"] is not None or state["break_pending_since"] is not None
+    )
 
 
 def _clock_state(tournament: Tournament) -> dict:
