@@ -599,6 +599,25 @@ def test_the_answer_negotiation_chooses_as_drf_would(accept, query):
     assert choice(AnswerNegotiation()) == choice(DefaultContentNegotiation())
 
 
+def test_the_written_out_answer_is_drfs_own(event, rich):
+    from rest_framework import serializers
+
+    from tournaments.entries import entry_register_receipt, entry_unregister_receipt
+    from tournaments.serializers import EntrySerializer, PurchaseSerializer
+
+    registered = entry_register_receipt(tournament_id=event.pk, player=rich, now=timezone.now())
+    unregistered = entry_unregister_receipt(tournament_id=event.pk, player=rich, now=timezone.now())
+    answer = EntrySerializer()  # as the API keeps one for every answer
+
+    for receipt in (registered, unregistered, registered):
+        drfs = serializers.Serializer.to_representation(EntrySerializer(), receipt)
+        drfs["purchases"] = [
+            serializers.Serializer.to_representation(PurchaseSerializer(), purchase) for purchase in receipt.purchases
+        ]
+        assert answer.to_representation(receipt) == drfs
+    assert answer.to_representation(unregistered)["purchases"][0]["refunded_at"] is not None
+
+
 def test_a_body_that_is_not_json_is_a_400(event, rich):
     response = token_client(rich).post(registration(event), "{form:", content_type="application/json")
 
