@@ -17,6 +17,7 @@ groups pages subscribe to (tournaments.consumers), carried by static/js/portal.j
 
 import datetime
 import json
+import threading
 import time
 
 from django.conf import settings
@@ -24,7 +25,7 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 
 from lobby.views import lobby_row_html, table_live_html, tournament_live_html
-from tournaments.consumers import group_name, listened, live_refresh, live_send
+from tournaments.consumers import UNHEARD_SECONDS, group_name, listened, listened_key, live_refresh, live_send
 from tournaments.events import entry_changed, tables_changed, tournament_changed
 from tournaments.models import Tournament
 from wallet.events import balances_changed
@@ -45,7 +46,9 @@ def connect() -> None:
     balances_changed.connect(on_balances_changed, dispatch_uid="lobby.live.balances")
 
 
-def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_only: bool = False, **_):
+def on_tournament_changed(
+    sender, *, tournament_id: int, created: bool, clock_only: bool = False, player_id: int | None = None, **_
+):
     if created:
         # Where a new event goes depends on each viewer's filters: their page fetches its list again.
         for language in _languages():
@@ -57,7 +60,12 @@ def on_tournament_changed(sender, *, tournament_id: int, created: bool, clock_on
     # runs. Found there now (after this change's commit), it carries this change, and
     # this process's others until it is due. One round trip reads both keys.
     sent, trailing = _sent_key(tournament_id), _trailing_key(tournament_id)
-    found = cache.get_many([sent, trailing])
+    # The player whose entry changed it is told next (their refreshes): whether a page
+    # of theirs listens is read in the same round trip.
+    own = group_name("user", user_id=player_id) if player_id is not None else None
+    found = cache.get_many([sent, trailing, *([listened_key(own)] if own else [])])
+    if own and listened_key(own) not in found:
+        _unheard.group, _unheard.until = own, time.monotonic() + UNHEARD_SECONDS
     if sent not in found and cache.add(sent, True, timeout=THROTTLE_SECONDS):
         tournament_publish(tournament_id, clock_only=clock_only)
         return
@@ -132,12 +140,23 @@ def on_tables_changed(sender, *, tournament_id: int, numbers: list[int], **_):
 
 
 def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):
-    live_refresh(group_name("user", user_id=player_id), f"registration-{tournament_id}")
+    _refresh(group_name("user", user_id=player_id), f"registration-{tournament_id}")
 
 
 def on_balances_changed(sender, *, owner_ids: set[int], **_):
     for owner_id in owner_ids:
-        live_refresh(group_name("user", user_id=owner_id), "balances")
+        _refresh(group_name("user", user_id=owner_id), "balances")
+
+
+# A player's group that on_tournament_changed found unheard, for the rest of the
+# commit's receivers on this thread: their refreshes then cost no read of their own.
+_unheard = threading.local()
+
+
+def _refresh(group: str, name: str) -> None:
+    if getattr(_unheard, "group", None) == group and time.monotonic() < _unheard.until:
+        return
+    live_refresh(group, name)
 
 
 def _languages() -> list[str]:

@@ -305,6 +305,7 @@ def _register(
                 raise refuse(refusal)
             if _entry_terms(tournament, now) != _entry_terms(terms, now):
                 raise _StaleRead
+            _tell(tournament.pk, player)  # before the ledger's own: see _tell
             form = _choose_form(tournament, form, ticket_id)
             purchase = purchase_create(
                 tournament=tournament,
@@ -322,7 +323,6 @@ def _register(
             )
             if entry.late:
                 floor_seat_late(tournament.pk, entry)  # after the draw; before it, the draw seats the entry
-            _tell(tournament.pk, player)
     except _NotEntered:
         return _registered_before(terms.pk, player, key)
     return Receipt(entry, [purchase])
@@ -557,6 +557,7 @@ def _unregister(
         refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
         if refusal:
             raise refuse(refusal)
+        _tell(tournament_id, player)  # before the ledger's own: see _tell
         # Exactly the purchases given (what was counted above), or _StaleRead.
         entry_refund(
             tournament=tournament,
@@ -569,7 +570,6 @@ def _unregister(
         )
         if not counted:
             _tournament_count(tournament_id, entries=-1, contributions=0)
-        _tell(tournament_id, player)
     return Receipt(entry, purchases)
 
 
@@ -725,8 +725,11 @@ def entry_chips_buy(
 
 
 def _tell(tournament_id: int, player) -> None:
-    """Once committed: the event's entrants and pool changed, and so did the player's entry."""
-    after_commit(tournament_changed, tournament_id=tournament_id, created=False)
+    """Once committed: the event's entrants and pool changed, and so did the player's
+    entry. Asked for before the ledger's balances_changed, so that the event's news,
+    which names the player, goes first: its receiver learns in one round trip
+    whether anyone listens to either."""
+    after_commit(tournament_changed, tournament_id=tournament_id, created=False, player_id=player.pk)
     after_commit(entry_changed, tournament_id=tournament_id, player_id=player.pk)
 
 

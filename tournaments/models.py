@@ -638,7 +638,11 @@ class Entry(models.Model):
     history; the player may register again."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="entries")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="entries")
+    # Indexed by (player, status): every registration writes an entry, and an
+    # unregistration a new version of its indexed row.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="entries", db_index=False
+    )
     status = models.CharField(max_length=14, choices=EntryStatus.choices, default=EntryStatus.ACTIVE)
     # The satellite whose result created this entry (rule 10: refunded as T-Money, never cash).
     won_in = models.ForeignKey(
@@ -652,7 +656,10 @@ class Entry(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     # Where the floor engine seated the entry (tournaments.floor); the balancing
     # moves it counts prefer a player moved fewer times (rule 16).
-    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="entries")
+    # Indexed by one_per_seat (table, seat), for the seated entries: the only ones it finds.
+    table = models.ForeignKey(
+        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="entries", db_index=False
+    )
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     times_moved = models.PositiveSmallIntegerField(default=0, db_default=0)
     # The places the entry finished in (rule 12): one, or several shared by equal
@@ -694,7 +701,9 @@ class Purchase(models.Model):
     record a refund reverses exactly (ALGORITHMS C11), whatever the event's terms
     say later."""
 
-    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="purchases")
+    # Indexed by (entry, kind); the key by its unique constraint alone (no pattern
+    # index, which a unique=True CharField gets on PostgreSQL): registration writes both.
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="purchases", db_index=False)
     kind = models.CharField(max_length=6, choices=PurchaseKind.choices)
     form = models.CharField(max_length=6, choices=PaymentForm.choices)
     currency = models.CharField(max_length=3, choices=Currency.choices)  # the prize pool's
@@ -703,12 +712,13 @@ class Purchase(models.Model):
     bounty = models.PositiveBigIntegerField(default=0)
     chips = models.PositiveBigIntegerField()
     ticket = models.ForeignKey("wallet.Ticket", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    idempotency_key = models.CharField(max_length=128, unique=True)
+    idempotency_key = models.CharField(max_length=128)
     refunded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         indexes = [models.Index(fields=["entry", "kind"])]
+        constraints = [models.UniqueConstraint(fields=["idempotency_key"], name="purchase_idempotency_key_unique")]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} of {self.entry}"

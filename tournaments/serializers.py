@@ -8,6 +8,7 @@ minor units of `currency`; instants are ISO 8601 in UTC.
 """
 
 from datetime import UTC
+from operator import attrgetter
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
@@ -279,7 +280,27 @@ class RegistrationRequestSerializer(serializers.Serializer):
     )
 
 
-class PurchaseSerializer(serializers.Serializer):
+class WrittenOut(serializers.Serializer):
+    """An answer's serializer that writes its fields as DRF's would, each read from a
+    plain attribute (dotted sources; no Mapping, callable or source="*") with an
+    attrgetter made once: DRF's generic reads cost a registration's answer (an entry
+    and its purchase) about 0.3 ms of CPU."""
+
+    def to_representation(self, instance):
+        reads = self.__dict__.get("_reads")
+        if reads is None:
+            reads = self._reads = [
+                (field.field_name, attrgetter(".".join(field.source_attrs)), field.to_representation)
+                for field in self._readable_fields
+            ]
+        answer = {}
+        for name, read, write in reads:
+            value = read(instance)
+            answer[name] = None if value is None else write(value)
+        return answer
+
+
+class PurchaseSerializer(WrittenOut):
     """What was paid for an entry, a rebuy or an add-on; a refund reverses exactly this."""
 
     id = serializers.IntegerField()
@@ -295,7 +316,7 @@ class PurchaseSerializer(serializers.Serializer):
     refunded_at = UtcDateTimeField(allow_null=True, help_text="Null: not refunded.")
 
 
-class EntrySerializer(serializers.Serializer):
+class EntrySerializer(WrittenOut):
     """The player's entry in one tournament, with everything paid for it (a
     tournaments.entries.Receipt: the services hand back the purchases they made or
     refunded, so the answer needs no query)."""

@@ -571,6 +571,53 @@ def test_the_answer_is_rendered_as_the_client_accepts(event, rich, accept, answe
     assert response["Content-Type"] == answered
 
 
+@pytest.mark.parametrize(
+    "accept",
+    [None, "*/*", "application/json", "application/json; indent=2", "text/html", "text/html,*/*;q=0.8", "text/*"],
+)
+@pytest.mark.parametrize("query", ["", "format=api", "format=json", "page=2"])
+def test_the_answer_negotiation_chooses_as_drf_would(accept, query):
+    from rest_framework.exceptions import NotAcceptable
+    from rest_framework.negotiation import DefaultContentNegotiation
+    from rest_framework.request import Request
+    from rest_framework.settings import api_settings
+    from rest_framework.test import APIRequestFactory
+
+    from tournaments.api import AnswerNegotiation
+
+    headers = {"HTTP_ACCEPT": accept} if accept else {}
+    request = Request(APIRequestFactory().get(f"/api/v1/wallet/?{query}", **headers))
+    renderers = [renderer() for renderer in api_settings.DEFAULT_RENDERER_CLASSES]
+
+    def choice(negotiation) -> tuple:
+        try:
+            renderer, media_type = negotiation.select_renderer(request, renderers)
+        except NotAcceptable:
+            return ("not acceptable",)
+        return type(renderer), media_type
+
+    assert choice(AnswerNegotiation()) == choice(DefaultContentNegotiation())
+
+
+def test_the_written_out_answer_is_drfs_own(event, rich):
+    from rest_framework import serializers
+
+    from tournaments.entries import entry_register_receipt, entry_unregister_receipt
+    from tournaments.serializers import EntrySerializer, PurchaseSerializer
+
+    registered = entry_register_receipt(tournament_id=event.pk, player=rich, now=timezone.now())
+    unregistered = entry_unregister_receipt(tournament_id=event.pk, player=rich, now=timezone.now())
+    answer = EntrySerializer()  # as the API keeps one for every answer
+
+    for receipt in (registered, unregistered, registered):
+        drfs = serializers.Serializer.to_representation(EntrySerializer(), receipt)
+        drfs["purchases"] = [
+            serializers.Serializer.to_representation(PurchaseSerializer(), purchase) for purchase in receipt.purchases
+        ]
+        assert answer.to_representation(receipt) == drfs
+    assert answer.to_representation(unregistered)["purchases"][0]["refunded_at"] is not None
+
+
 def test_a_body_that_is_not_json_is_a_400(event, rich):
     response = token_client(rich).post(registration(event), "{form:", content_type="application/json")
 
