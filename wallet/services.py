@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.models import AuditEntry
+from audit.services import FIELDS as AUDIT_FIELDS
 from config.sql import rows_insert
 from wallet.events import after_commit, balances_changed
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
@@ -423,12 +424,11 @@ def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Seque
     for row in audit:
         row.created_at = now
     if rows or audit:
-        rows_insert([*rows, *audit], AUDIT_COLUMNS)
+        rows_insert([*rows, *audit], AUDIT_FIELDS)
     return transfers
 
 
 TRANSFER_COLUMNS = ("source", "destination", "amount", "reason", "idempotency_key", "memo", "actor", "created_at")
-AUDIT_COLUMNS = ("action", "actor", "subject_type", "subject_id", "reason", "data", "created_at")
 
 
 def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg]) -> list[Transfer]:
