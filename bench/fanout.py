@@ -1,8 +1,8 @@
 """How long until 2,000 browsers watching one tournament see its level change?
 
-The production stack for live updates: uvicorn serving `config.asgi` as the
-Procfile's `ws` line does (`--workers` = WS_CONCURRENCY, default 2 here: the sockets
-spread over the processes), channels-redis (`RedisPubSubChannelLayer`, Redis
+The production stack for live updates: the Procfile's `ws` line, run as written
+(uvicorn serving `config.asgi` with its options; WS_CONCURRENCY processes, default 2
+here: the sockets spread over the processes), channels-redis (`RedisPubSubChannelLayer`, Redis
 database 10, flushed first), PostgreSQL in a throwaway database, DEBUG off.
 
 N WebSocket clients (asyncio, in this process; N = 2,000 by default) subscribe to
@@ -24,6 +24,7 @@ About 40 s.
 import argparse
 import asyncio
 import os
+import re
 import secrets
 import statistics
 import subprocess
@@ -45,6 +46,11 @@ from bench.harness import free_port, stop, throwaway_database, wait_ready  # noq
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_FANOUT_REDIS_URL", "redis://127.0.0.1:6379/10")
 CONNECTING_AT_ONCE = 200  # handshakes in flight: a burst of 2,000 would overflow the listen backlog
+
+
+def procfile() -> dict[str, str]:
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    return dict(m.groups() for line in lines if (m := re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)))
 
 
 def percentile(ordered: list[float], fraction: float) -> float:
@@ -133,12 +139,16 @@ def bench(args: argparse.Namespace) -> int:
     tournament_id = seed()
     port = free_port()
     server = subprocess.Popen(
-        [
-            *(str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)),
-            *("--workers", str(args.processes), "--log-level", "warning"),
-        ],
+        ["bash", "-c", f"exec {procfile()['ws']}"],  # the repository's own Procfile, as written
         cwd=ROOT,
-        env=os.environ.copy(),
+        env={
+            **os.environ,
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `uvicorn` is this venv's
+            "BIND_ADDRESS": "127.0.0.1",
+            "WS_PORT": str(port),
+            "WS_CONCURRENCY": str(args.processes),
+            "UVICORN_LOG_LEVEL": "warning",
+        },
         start_new_session=True,
     )
     try:
