@@ -35,7 +35,6 @@ this 2-core machine); only for the default set-up. About 2 minutes.
 import argparse
 import math
 import os
-import re
 import secrets
 import subprocess
 import sys
@@ -54,7 +53,7 @@ if __name__ == "__main__":
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 
-from bench.harness import stop, throwaway_database  # noqa: E402
+from bench.harness import procfile, stop, throwaway_database  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_CLOCK_REDIS_URL", "redis://127.0.0.1:6379/11")
@@ -77,11 +76,6 @@ DRAIN = 15.0  # seconds to wait after the last due transition for the stragglers
 # closes later (20 minutes), after the run.
 HORIZON = timedelta(minutes=5)
 BOOT_SECONDS = 60
-
-
-def procfile() -> dict[str, str]:
-    lines = (ROOT / "Procfile").read_text().splitlines()
-    return dict(m.groups() for line in lines if (m := re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)))
 
 
 # --- Setup.

@@ -26,7 +26,6 @@ About 40 s.
 import argparse
 import asyncio
 import os
-import re
 import secrets
 import statistics
 import subprocess
@@ -47,16 +46,11 @@ from websockets.frames import Frame, Opcode  # noqa: E402
 from websockets.typing import Origin  # noqa: E402
 from websockets.uri import parse_uri  # noqa: E402
 
-from bench.harness import free_port, stop, throwaway_database, wait_ready  # noqa: E402
+from bench.harness import free_port, procfile, stop, throwaway_database, wait_ready  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_FANOUT_REDIS_URL", "redis://127.0.0.1:6379/10")
 CONNECTING_AT_ONCE = 200  # handshakes in flight: a burst of 2,000 would overflow the listen backlog
-
-
-def procfile() -> dict[str, str]:
-    lines = (ROOT / "Procfile").read_text().splitlines()
-    return dict(m.groups() for line in lines if (m := re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)))
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

@@ -4,16 +4,19 @@ and stopped cleanly."""
 import contextlib
 import http.client
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+ROOT = Path(__file__).resolve().parent.parent
 DATABASE_SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
 
 
@@ -37,6 +40,12 @@ def throwaway_database(name: str) -> Iterator[str]:
             connections.close_all()
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def procfile() -> dict[str, str]:
+    """The Procfile's process lines by name: the benchmarks run production's as written."""
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    return dict(m.groups() for line in lines if (m := re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)))
 
 
 def free_port() -> int:

@@ -2,8 +2,8 @@
 clients, against a bare view that inserts one row per request?
 
 Production-like: DEBUG=0, PostgreSQL in a throwaway database, the Redis cache with
-this run's key prefix, served by gunicorn as in the Procfile's `web` (2 gthread
-workers x 8 threads) with this module's urlconf: the project's URLs plus
+this run's key prefix, served by gunicorn with the Procfile's `web` workers and
+threads (gthread; their defaults, 2 x 4) with this module's urlconf: the project's URLs plus
 
 - `POST /bench/bare`: a plain Django view that inserts one audit row (one INSERT);
 - `POST|DELETE /bench/tournaments/<id>/registration/`: a minimal DRF view that finds
@@ -35,6 +35,7 @@ of bench-view registrations in this process. About 60 s; under 90 s on a busy ma
 import argparse
 import http.client
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -51,13 +52,23 @@ if __name__ == "__main__":
 
 import psycopg  # noqa: E402
 
-from bench.harness import free_port, stop, throwaway_database, wait_ready  # noqa: E402
+from bench.harness import free_port, procfile, stop, throwaway_database, wait_ready  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
 TIME_BUDGET = 80.0  # seconds; measuring stops early rather than overrun (teardown takes a few more)
 CLIENTS = 16  # --clients changes it, for diagnosis; the RESULT lines are for 16
-WORKERS, THREADS = 2, 8  # the production web process
+
+
+def web_processes() -> tuple[int, int]:
+    """The Procfile's `web` workers and threads per worker, as production runs them."""
+    web = procfile()["web"]
+    workers = re.search(r'--workers "\$\{WEB_CONCURRENCY:-(\d+)\}"', web)
+    threads = re.search(r'--threads "\$\{WEB_THREADS:-(\d+)\}"', web)
+    return int(workers[1]), int(threads[1])
+
+
+WORKERS, THREADS = web_processes()
 BUY_IN, FEE = 1_000, 100
 FUNDS = 1_000_000
 
