@@ -43,8 +43,13 @@ def tick_queue(due: datetime) -> None:
     commit queued it already; once that tick may have looked (its instant is near),
     this one queues its own: a tick finding nothing due does nothing."""
     tick = tick_of(due)
-    if cache.add(f"clock:tick:{tick.isoformat()}", True, timeout=TICK_KEPT) or timezone.now() >= tick - SKEW:
-        clock_tick.apply_async((tick.isoformat(),), eta=tick)
+    key = f"clock:tick:{tick.isoformat()}"
+    if cache.add(key, True, timeout=TICK_KEPT) or timezone.now() >= tick - SKEW:
+        try:
+            clock_tick.apply_async((tick.isoformat(),), eta=tick)
+        except Exception:
+            cache.delete(key)  # not queued: the step's next commit tries again
+            raise
 
 
 TICK_KEPT = int((TICK_HORIZON + timedelta(minutes=1)).total_seconds())
