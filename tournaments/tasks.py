@@ -29,6 +29,8 @@ TICK_STEP = timedelta(milliseconds=50)
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 # Clocks of the processes queuing ticks may differ by this much (NTP keeps them closer).
 SKEW = timedelta(milliseconds=500)
+# Seconds a step's "tick queued" mark is kept: longer than any tick is queued ahead.
+TICK_KEPT = int((TICK_HORIZON + timedelta(minutes=1)).total_seconds())
 
 
 def tick_of(due: datetime) -> datetime:
@@ -50,9 +52,6 @@ def tick_queue(due: datetime) -> None:
         except Exception:
             cache.delete(key)  # not queued: the step's next commit tries again
             raise
-
-
-TICK_KEPT = int((TICK_HORIZON + timedelta(minutes=1)).total_seconds())
 
 
 @shared_task
