@@ -1,9 +1,11 @@
 """How many registrations per second does one tournament take from 16 concurrent
 clients, against a bare view that inserts one row per request?
 
-Production-like: DEBUG=0, PostgreSQL in a throwaway database, the Redis cache with
-this run's key prefix, served by gunicorn with the Procfile's `web` workers and
-threads (gthread; their defaults, 2 x 4) with this module's urlconf: the project's URLs plus
+Production-like: DEBUG=0, PostgreSQL in a throwaway database, Redis database 13 as
+cache and Celery broker (flushed first: nothing else uses it), the Procfile's
+`worker` as written (it sends the live updates' end-of-second messages), and
+gunicorn with the Procfile's `web` workers and threads (gthread; their defaults,
+2 x 4) serving this module's urlconf: the project's URLs plus
 
 - `POST /bench/bare`: a plain Django view that inserts one audit row (one INSERT);
 - `POST|DELETE /bench/tournaments/<id>/registration/`: a minimal DRF view that finds
@@ -51,11 +53,12 @@ if __name__ == "__main__":
     sys.path[0] = str(ROOT)
 
 import psycopg  # noqa: E402
+import redis  # noqa: E402
 
 from bench.harness import free_port, procfile, stop, throwaway_database, wait_ready  # noqa: E402
 
 BIN = Path(sys.executable).parent
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13")
+REDIS_URL = os.environ.get("BENCH_REGISTRATION_REDIS_URL", "redis://127.0.0.1:6379/13")
 TIME_BUDGET = 80.0  # seconds; measuring stops early rather than overrun (teardown takes a few more)
 CLIENTS = 16  # --clients changes it, for diagnosis; the RESULT lines are for 16
 
@@ -148,11 +151,10 @@ class BenchUrls:
 
 
 def bench_settings() -> None:
-    """This run's urlconf and cache key prefix (the Redis database is shared)."""
+    """This run's urlconf."""
     from django.conf import settings
 
     settings.ROOT_URLCONF = BenchUrls()
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": os.environ["BENCH_KEY_PREFIX"]}}
 
 
 def wsgi_app():
@@ -460,7 +462,30 @@ def profile(tournament_id: int, pairs: int = 50) -> None:
     stats.sort_stats(os.environ.get("BENCH_PROFILE_SORT", "cumulative")).print_stats(30)
 
 
-def bench(args: argparse.Namespace, began: float, database: str) -> None:
+def worker_start(tmp: Path) -> subprocess.Popen:
+    """The Procfile's `worker`, as written: it sends the end-of-second live messages
+    that spare later registrations a Redis round trip (lobby.live)."""
+    log = tmp / "worker.log"
+    with log.open("wb") as out:
+        worker = subprocess.Popen(
+            ["bash", "-c", f"exec {procfile()['worker']}"],
+            cwd=ROOT,
+            env={**os.environ, "CELERY_LOG_LEVEL": "INFO"},  # its " ready." line
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 60
+    while " ready." not in log.read_text(errors="replace"):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            stop(worker)
+            raise RuntimeError(f"the Celery worker did not start:\n{log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.2)
+    return worker
+
+
+def bench(args: argparse.Namespace, began: float, tmp: Path) -> None:
     port = free_port()
     server = [
         str(BIN / "gunicorn"),
@@ -470,6 +495,7 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
     ]
     # The workers boot (no database access) while this process migrates and seeds.
     gunicorn = subprocess.Popen(server, cwd=ROOT, env=os.environ.copy(), start_new_session=True)
+    worker = None
     try:
         import django
 
@@ -485,11 +511,13 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
         kinds = ["bare", *(kind for kind in ("api", "view") if kind in queries)]
         measured = kinds[1]  # the API when there is one
         wait_ready(port, gunicorn)
+        worker = worker_start(tmp)
         clients = [Client(port, player, tournament_id) for player in players[:-1]]
         for kind in kinds:  # warm-up: connections, imports, accounts
             run_round(clients, kind, 0.5)
         print(
-            f"setup (database, migrate, {args.clients} players, gunicorn {WORKERS}x{THREADS} gthread up):"
+            f"setup (database, migrate, {args.clients} players, gunicorn {WORKERS}x{THREADS} gthread and"
+            " the Celery worker up):"
             f" {time.monotonic() - began:.1f} s"
         )
         print(
@@ -521,6 +549,8 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
             print(f"ratio at {args.clients} clients: {ratio:.3f} (no RESULT line: not the 16-client set-up)")
     finally:
         stop(gunicorn)
+        if worker is not None:
+            stop(worker)
 
 
 def main() -> int:
@@ -540,7 +570,6 @@ def main() -> int:
             DJANGO_SETTINGS_MODULE="config.settings",
             DATABASE_URL=database_url,
             REDIS_URL=REDIS_URL,
-            BENCH_KEY_PREFIX=database,
             SECRET_KEY=secrets.token_urlsafe(50),
             ALLOWED_HOSTS="127.0.0.1,localhost",
             HTTPS="0",
@@ -548,7 +577,8 @@ def main() -> int:
             STATIC_ROOT=str(Path(tmp) / "static"),
             LOG_LEVEL="WARNING",
         )
-        bench(args, began, database)
+        redis.Redis.from_url(REDIS_URL).flushdb()  # the broker and cache of this run alone
+        bench(args, began, Path(tmp))
         return 0
 
 
