@@ -310,9 +310,16 @@ def _ledger_write(
     if not _moved_all(moved, deltas):
         return False, []
     made = {key: pk for pk, key in rows if key is not None}
-    return True, [
+    transfers = _transfers(legs, keys, actor=actor, memo=memo, now=now)
+    for transfer in transfers:
+        transfer.pk = made[transfer.idempotency_key]
+    return True, transfers
+
+
+def _transfers(legs: list[Leg], keys: list[str], *, actor, memo: str, now) -> list[Transfer]:
+    """The Transfer rows of `legs`, one per idempotency key."""
+    return [
         Transfer(
-            pk=made[key],
             source=leg.source,
             destination=leg.destination,
             amount=leg.amount,
@@ -386,19 +393,7 @@ def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Seque
     """The legs' Transfer rows and the audit rows audit_log would write, one per
     transfer, with the caller's `audit` rows: each kind in one INSERT."""
     now = timezone.now()
-    transfers = [
-        Transfer(
-            source=leg.source,
-            destination=leg.destination,
-            amount=leg.amount,
-            reason=leg.reason,
-            idempotency_key=key,
-            actor=actor,
-            memo=memo,
-            created_at=now,
-        )
-        for leg, key in zip(legs, keys, strict=True)
-    ]
+    transfers = _transfers(legs, keys, actor=actor, memo=memo, now=now)
     if transfers:
         made = {key: pk for pk, key in rows_insert(transfers, TRANSFER_COLUMNS, returning="idempotency_key")}
         for transfer in transfers:
