@@ -87,9 +87,9 @@ def seed(count: int) -> list[int]:
     from django.utils import timezone
 
     from accounts.models import User
-    from tournaments.entries import entry_register
     from tournaments.models import BlindLevel, BlindStructure, BreakPolicyKind, Status, Tournament
-    from tournaments.services import tournament_save
+    from tournaments.services.editing import tournament_save
+    from tournaments.services.entries import entry_register
     from wallet.services import deposit_create
 
     structures = []
@@ -134,7 +134,7 @@ def seed(count: int) -> list[int]:
 def move_starts(ids: list[int], first: datetime) -> None:
     """Every event starts within SPREAD seconds from `first`, through the admin's save."""
     from tournaments.models import Tournament
-    from tournaments.services import tournament_save
+    from tournaments.services.editing import tournament_save
 
     for number, tournament in enumerate(Tournament.objects.filter(pk__in=ids).order_by("pk")):
         tournament.scheduled_start = first + timedelta(seconds=SPREAD * number / len(ids))

@@ -92,7 +92,7 @@ def bench_views():
 
     from accounts.models import User
     from audit.models import AuditEntry
-    from tournaments.entries import entry_register, entry_unregister
+    from tournaments.services.entries import entry_register, entry_unregister
 
     @csrf_exempt
     def bare(request):

@@ -2,7 +2,7 @@
 asks (an urgent support ticket), every player says whether they want to negotiate,
 staff stop the clock, proposals are put with the calculators (deals.rules), each
 player accepts or rejects, and the deal every player accepted is recorded. The
-floor pays it (tournaments.floor.floor_pay_prizes), exactly once.
+floor pays it (tournaments.services.floor.floor_pay_prizes), exactly once.
 
 Every service locks the tournament's row first (as the floor does for a hand), so
 a negotiation and the hands at the table never cross.
@@ -12,14 +12,13 @@ from datetime import datetime
 
 from audit.services import audit_log
 from django.db import transaction
-from django.utils.translation import gettext_lazy
 from support.models import Ticket, TicketKind, TicketStatus
-from tournaments.clock import tournament_pause, tournament_resume
-from tournaments.entries import pool_currency
 from tournaments.events import tournament_changed
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
-from tournaments.services import TournamentError
+from tournaments.services.clock import tournament_pause, tournament_resume
+from tournaments.services.entries import pool_currency
+from tournaments.services.refusals import REFUSALS, TournamentError, refuse
 from wallet.events import after_commit
 from wallet.models import Currency
 
@@ -36,39 +35,6 @@ from deals.models import (
     ProposalKind,
     ProposalStatus,
 )
-
-REFUSALS = {
-    "not_in_play": gettext_lazy("The tournament is not in play."),
-    "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
-    "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),
-    "heads_up": gettext_lazy("No deals in a multi-table heads-up tournament before its final table (rule 23.9)."),
-    "not_final_table": gettext_lazy("Only the players at the final table can make a deal (rule 23.7)."),
-    "payouts_provisional": gettext_lazy(
-        "A deal needs the final payouts: registration or the rebuy period is still open."
-    ),
-    "not_at_table": gettext_lazy("Only a player still in the tournament can ask for or answer a deal."),
-    "already_negotiating": gettext_lazy("A deal is already being negotiated in this tournament."),
-    "already_dealt": gettext_lazy("A deal has already been made in this tournament."),
-    "closed": gettext_lazy("This negotiation is over."),
-    "not_all_agreed": gettext_lazy(
-        "Every player must say they want to negotiate before the clock is stopped (rule 23.3)."
-    ),
-    "not_claimed": gettext_lazy("Claim the ticket first: the staff member who claimed it mediates."),
-    "claimed_by_other": gettext_lazy("Another staff member has claimed this ticket."),
-    "clock_running": gettext_lazy("Stop the clock first: proposals come once every player wants to negotiate."),
-    "clock": gettext_lazy("The clock cannot be stopped now: %(reason)s"),
-    "bad_amounts": gettext_lazy("That proposal does not add up: %(reason)s."),
-    "not_open": gettext_lazy("This proposal is no longer open."),
-    "players_changed": gettext_lazy(
-        "A player has been eliminated since the negotiation began; a deal must include every remaining player."
-    ),
-    "reason_required": gettext_lazy("Give a reason."),
-}
-
-
-def refuse(code: str, **params) -> TournamentError:
-    message = str(REFUSALS[code])
-    return TournamentError(message % params if params else message, code)
 
 
 def chop_request(*, tournament_id: int, player, now: datetime) -> Negotiation:
@@ -141,7 +107,7 @@ def chop_stop_clock(*, negotiation_id: int, staff, now: datetime) -> Negotiation
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id, staff=staff)
         if negotiation.status != NegotiationStatus.ASKING:
-            raise refuse("closed")
+            raise refuse("negotiation_closed")
         if negotiation.participants.exclude(wants_to_negotiate=True).exists():
             raise refuse("not_all_agreed")
         if _current(negotiation, now) is not None:
@@ -409,7 +375,7 @@ def _negotiation(negotiation_id: int, *, staff=None) -> Negotiation:
     _locked(tournament_id)
     negotiation = Negotiation.objects.select_related("tournament", "ticket").get(pk=negotiation_id)
     if negotiation.status not in ACTIVE:
-        raise refuse("closed")
+        raise refuse("negotiation_closed")
     if staff is not None:
         _check_mediator(negotiation, staff)
     return negotiation

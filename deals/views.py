@@ -12,9 +12,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from tournaments.entries import pool_currency
 from tournaments.models import EntryStatus, Table, Tournament
-from tournaments.services import TournamentError
+from tournaments.services.entries import pool_currency
+from tournaments.services.refusals import TournamentError
 
 from deals import services
 from deals.models import Negotiation, NegotiationStatus, Proposal, ProposalKind

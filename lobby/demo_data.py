@@ -10,8 +10,6 @@ from datetime import datetime, timedelta
 from django.db import transaction
 
 from accounts.models import User
-from tournaments.clock import tournament_advance
-from tournaments.entries import entry_register
 from tournaments.models import (
     BettingStructure,
     BlindLevel,
@@ -25,6 +23,8 @@ from tournaments.models import (
     Status,
     Tournament,
 )
+from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_register
 from wallet.models import Currency
 from wallet.services import deposit_create
 

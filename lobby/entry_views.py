@@ -20,7 +20,10 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from lobby.templatetags.poker import money
-from tournaments.entries import (
+from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
+from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
+from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.services.entries import (
     PaymentOption,
     entry_addon,
     entry_rebuy,
@@ -29,10 +32,7 @@ from tournaments.entries import (
     payment_options,
     pool_currency,
 )
-from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
-from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
-from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
-from tournaments.services import TournamentError
+from tournaments.services.refusals import TournamentError
 
 FORM_LABELS = {
     PaymentForm.CASH: gettext_lazy("Register: pay %(amount)s"),

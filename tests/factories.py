@@ -59,7 +59,7 @@ class TournamentFactory(factory.django.DjangoModelFactory):
 def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
     """`count` new players, each funded with one entry's price and registered: enough
     for an event to start (its minimum is 2 by default)."""
-    from tournaments.entries import entry_register
+    from tournaments.services.entries import entry_register
     from wallet.services import deposit_create
 
     players = []

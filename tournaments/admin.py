@@ -1,10 +1,10 @@
 """Where admins configure events: blind structures and tournaments (rule 3).
 
-Tournaments are saved and cloned through tournaments.services, so every edit leaves
+Tournaments are saved and cloned through tournaments.services.editing, so every edit leaves
 an audit row; status and the entry counters belong to the clock and the registration
 services and are read-only here. Staff cancel and postpone events (rules 2, 22) with
 list actions that ask for a reason on a confirmation page, then call
-tournaments.cancellation.
+tournaments.services.cancellation.
 """
 
 from datetime import datetime, timedelta
@@ -29,11 +29,12 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
-from tournaments.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
-from tournaments.clock import tournament_pause, tournament_resume
 from tournaments.models import BlindLevel, BlindStructure, EntryKind, Tournament
 from tournaments.rules.schedule import Level, validate_levels
-from tournaments.services import TournamentError, tournament_clone, tournament_save
+from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
+from tournaments.services.clock import tournament_pause, tournament_resume
+from tournaments.services.editing import tournament_clone, tournament_save
+from tournaments.services.refusals import TournamentError
 
 MONEY_FIELDS = frozenset(
     {

@@ -35,14 +35,6 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from accounts.authentication import TokenAuthentication
 from accounts.rate_limit import client_address, limit_exceeded
 from accounts.views import LOGIN_LIMIT
-from tournaments.entries import (
-    Receipt,
-    entry_chips_buy,
-    entry_register_receipt,
-    entry_unregister_receipt,
-    payment_options,
-    refuse,
-)
 from tournaments.forms import LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
@@ -61,7 +53,14 @@ from tournaments.serializers import (
     TournamentListItemSerializer,
     WalletSerializer,
 )
-from tournaments.services import TournamentError
+from tournaments.services.entries import (
+    Receipt,
+    entry_chips_buy,
+    entry_register_receipt,
+    entry_unregister_receipt,
+    payment_options,
+)
+from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Currency
 from wallet.selectors import wallet_summary
 from wallet.services import InsufficientFunds, WalletError

@@ -282,7 +282,7 @@ class Tournament(models.Model):
     level = models.PositiveSmallIntegerField(_("level"), default=0, editable=False)
     level_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
     break_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
-    # The floor engine's own state between hands (tournaments.floor).
+    # The floor engine's own state between hands (tournaments.services.floor).
     hand_for_hand = models.BooleanField(_("hand-for-hand"), default=False, editable=False)
     floor_state = models.JSONField(default=dict, blank=True, editable=False)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True, editable=False)
@@ -596,7 +596,7 @@ class EntryStatus(models.TextChoices):
 ENTERED = [EntryStatus.ACTIVE, EntryStatus.ELIMINATED]
 
 
-# The clock's own fields (tournaments.clock): what stopped it, and what it reads now.
+# The clock's own fields (tournaments.services.clock): what stopped it, and what it reads now.
 CLOCK_STATE = (
     "clock_stops",
     "paused_at",
@@ -654,7 +654,7 @@ class Entry(models.Model):
     late = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
-    # Where the floor engine seated the entry (tournaments.floor); the balancing
+    # Where the floor engine seated the entry (tournaments.services.floor); the balancing
     # moves it counts prefer a player moved fewer times (rule 16).
     # Indexed by one_per_seat (table, seat), for the seated entries: the only ones it finds.
     table = models.ForeignKey(

@@ -140,7 +140,7 @@ class DealsSerializer(serializers.Serializer):
 
 
 class ClockSerializer(serializers.Serializer):
-    """What the clock reads now (tournaments.clock); a countdown runs from these instants."""
+    """What the clock reads now (tournaments.services.clock); a countdown runs from these instants."""
 
     level = serializers.IntegerField(help_text="The level in play, or the last one begun; 0 before the start.")
     level_ends_at = UtcDateTimeField(allow_null=True, help_text="Null on the last level, and while paused.")
@@ -318,7 +318,7 @@ class PurchaseSerializer(WrittenOut):
 
 class EntrySerializer(WrittenOut):
     """The player's entry in one tournament, with everything paid for it (a
-    tournaments.entries.Receipt: the services hand back the purchases they made or
+    tournaments.services.entries.Receipt: the services hand back the purchases they made or
     refunded, so the answer needs no query)."""
 
     id = serializers.IntegerField(source="entry.id")

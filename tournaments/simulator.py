@@ -7,9 +7,9 @@ import random
 import secrets
 from datetime import datetime
 
-from tournaments.floor import HandReport, floor_hand_finished
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.rules.simulation import hand_result
+from tournaments.services.floor import HandReport, floor_hand_finished
 
 
 def simulate_hand(

@@ -1,4 +1,4 @@
-"""When to call the clock (tournaments.clock): a tick at each tournament's next
+"""When to call the clock (tournaments.services.clock): a tick at each tournament's next
 transition, and a sweep that catches up what a stopped worker missed."""
 
 import logging
@@ -10,8 +10,8 @@ from django.core.cache import cache
 from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.clock import FINAL, TICK_HORIZON, tournament_advance
 from tournaments.models import Tournament
+from tournaments.services.clock import FINAL, TICK_HORIZON, tournament_advance
 from tournaments.simulator import simulate_round
 
 logger = logging.getLogger(__name__)

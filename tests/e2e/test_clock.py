@@ -10,8 +10,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.clock import tournament_advance
 from tournaments.models import BreakPolicyKind
+from tournaments.services.clock import tournament_advance
 
 
 @pytest.fixture

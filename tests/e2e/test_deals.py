@@ -13,8 +13,8 @@ from deals.models import Negotiation
 from deals.services import chop_consent, proposal_answer
 from tests.e2e.test_live import LIVE, listening, log_in, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
-from tournaments.clock import tournament_advance
 from tournaments.models import BreakPolicyKind
+from tournaments.services.clock import tournament_advance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

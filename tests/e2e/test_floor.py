@@ -10,9 +10,9 @@ from playwright.sync_api import expect
 
 from tests.e2e.test_live import LIVE, listening, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.clock import tournament_advance
-from tournaments.floor import floor_hand_finished
 from tournaments.models import BreakPolicyKind, Entry
+from tournaments.services.clock import tournament_advance
+from tournaments.services.floor import floor_hand_finished
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_register
+from tournaments.services.entries import entry_register
 from wallet.services import deposit_create
 
 LIVE = 10_000  # ms: a live update, or a reconnection after backoff

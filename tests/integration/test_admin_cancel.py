@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.clock import tournament_advance
-from tournaments.entries import entry_register
 from tournaments.models import EntryStatus, Status
+from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_register
 from wallet.services import deposit_create, wallet_account
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from rest_framework.test import APIRequestFactory
 
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.api import exception_handler
-from tournaments.services import TournamentError
+from tournaments.services.refusals import TournamentError
 
 LIST = "/api/v1/tournaments/"
 

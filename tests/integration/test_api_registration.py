@@ -16,8 +16,9 @@ from rest_framework.test import APIClient
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
 from tournaments.api import NOT_LOGGED_IN
-from tournaments.entries import REFUSALS, entry_register
 from tournaments.models import Entry, Purchase
+from tournaments.services.entries import entry_register
+from tournaments.services.refusals import REFUSALS
 from wallet.models import Account, AccountKind, Currency, Ticket, TicketStatus, Transfer
 from wallet.services import account_get, deposit_create, wallet_account
 from wallet.tickets import ticket_issue
@@ -602,8 +603,8 @@ def test_the_answer_negotiation_chooses_as_drf_would(accept, query):
 def test_the_written_out_answer_is_drfs_own(event, rich):
     from rest_framework import serializers
 
-    from tournaments.entries import entry_register_receipt, entry_unregister_receipt
     from tournaments.serializers import EntrySerializer, PurchaseSerializer
+    from tournaments.services.entries import entry_register_receipt, entry_unregister_receipt
 
     registered = entry_register_receipt(tournament_id=event.pk, player=rich, now=timezone.now())
     unregistered = entry_unregister_receipt(tournament_id=event.pk, player=rich, now=timezone.now())

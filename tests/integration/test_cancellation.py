@@ -8,12 +8,12 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.cancellation import CancelMode, tournament_cancel, tournament_postpone
-from tournaments.clock import tournament_advance
-from tournaments.entries import entry_addon, entry_rebuy, entry_register
 from tournaments.models import BountyKind, EntryStatus, Status
 from tournaments.rules.payouts import PrizeStructure, payout_table
-from tournaments.services import TournamentError
+from tournaments.services.cancellation import CancelMode, tournament_cancel, tournament_postpone
+from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_addon, entry_rebuy, entry_register
+from tournaments.services.refusals import TournamentError
 from wallet.models import AccountKind, Currency, Ticket, TicketStatus
 from wallet.services import account_get, deposit_create, house_account, wallet_account
 from wallet.tickets import ticket_issue
@@ -317,7 +317,7 @@ def test_roll_forward_before_the_start_is_refused_and_nothing_changes(staff):
     with pytest.raises(TournamentError) as refused:
         tournament_cancel(tournament_id=event.pk, actor=staff, reason="Oops", mode="roll_forward", now=now)
 
-    assert refused.value.code == "not_started"
+    assert refused.value.code == "roll_forward_before_start"
     assert "rollback" in refused.value.message
     event.refresh_from_db()
     assert event.status == Status.REGISTERING

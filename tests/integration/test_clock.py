@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.cancellation import tournament_postpone
-from tournaments.clock import tournament_advance, tournament_pause, tournament_resume
 from tournaments.models import BreakPolicyKind, Status, Tournament
-from tournaments.services import TournamentError
+from tournaments.services.cancellation import tournament_postpone
+from tournaments.services.clock import tournament_advance, tournament_pause, tournament_resume
+from tournaments.services.refusals import TournamentError
 from tournaments.tasks import TICK_STEP, clock_tick, tick_of, tick_queue, tournaments_sweep
 from wallet.services import wallet_account
 

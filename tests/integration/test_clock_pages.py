@@ -10,9 +10,9 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tests.integration.test_admin_cancel import CHANGELIST, confirm, grant, run_action, shown_messages
-from tournaments.cancellation import tournament_postpone
-from tournaments.clock import tournament_advance, tournament_pause
 from tournaments.models import BreakPolicyKind, Status, Tournament
+from tournaments.services.cancellation import tournament_postpone
+from tournaments.services.clock import tournament_advance, tournament_pause
 
 pytestmark = pytest.mark.django_db
 

@@ -22,10 +22,10 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.clock import tournament_pause, tournament_resume
 from tournaments.models import BreakPolicyKind, Tournament
 from tournaments.rules.lifecycle import transitions
 from tournaments.selectors import tournament_deadlines, tournament_schedule
+from tournaments.services.clock import tournament_pause, tournament_resume
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

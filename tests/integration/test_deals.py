@@ -22,10 +22,10 @@ from deals.services import (
 )
 from support.models import Ticket, TicketStatus
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
-from tournaments.clock import tournament_advance
-from tournaments.floor import floor_hand_finished, floor_pay_prizes
 from tournaments.models import BreakPolicyKind, Entry, EntryKind, Table
-from tournaments.services import TournamentError
+from tournaments.services.clock import tournament_advance
+from tournaments.services.floor import floor_hand_finished, floor_pay_prizes
+from tournaments.services.refusals import TournamentError
 from wallet.models import AccountKind
 from wallet.services import account_get, wallet_account
 

@@ -4,8 +4,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, rebuy_event
-from tournaments.entries import entry_addon, entry_rebuy, entry_register
 from tournaments.models import Entry
+from tournaments.services.entries import entry_addon, entry_rebuy, entry_register
 from wallet.services import deposit_create
 
 pytestmark = pytest.mark.django_db

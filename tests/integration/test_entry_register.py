@@ -4,10 +4,10 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, rebuy_event
-from tournaments.clock import tournament_advance
-from tournaments.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
 from tournaments.models import EntryStatus
-from tournaments.services import TournamentError
+from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
+from tournaments.services.refusals import TournamentError
 from wallet.models import AccountKind, Currency, TicketStatus
 from wallet.services import account_get, deposit_create, wallet_account
 from wallet.tickets import ticket_issue

@@ -11,11 +11,11 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.clock import tournament_advance
-from tournaments.floor import floor_hand_finished
 from tournaments.models import BreakPolicyKind, Entry, Table
 from tournaments.selectors import tournament_payouts
-from tournaments.services import TournamentError
+from tournaments.services.clock import tournament_advance
+from tournaments.services.floor import floor_hand_finished
+from tournaments.services.refusals import TournamentError
 from tournaments.tasks import floor_simulate
 from wallet.models import AccountKind
 from wallet.services import account_get, wallet_account

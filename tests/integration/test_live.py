@@ -19,12 +19,12 @@ from django.utils import timezone
 from config.asgi import application
 from lobby.live import THROTTLE_SECONDS, tournament_publish_trailing
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
-from tournaments.clock import tournament_advance, tournament_pause
 from tournaments.consumers import FORBIDDEN
-from tournaments.entries import entry_register, entry_unregister
-from tournaments.floor import floor_hand_finished
 from tournaments.models import Entry, Tournament
-from tournaments.services import tournament_clone
+from tournaments.services.clock import tournament_advance, tournament_pause
+from tournaments.services.editing import tournament_clone
+from tournaments.services.entries import entry_register, entry_unregister
+from tournaments.services.floor import floor_hand_finished
 from wallet.services import deposit_create
 
 # Committed for real: the consumer reads the session and the events on connections of

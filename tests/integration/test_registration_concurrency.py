@@ -28,9 +28,9 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_rebuy, entry_register, entry_unregister
 from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, PurchaseKind
-from tournaments.services import TournamentError
+from tournaments.services.entries import entry_rebuy, entry_register, entry_unregister
+from tournaments.services.refusals import TournamentError
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 from wallet.services import account_get, deposit_create, wallet_account
 

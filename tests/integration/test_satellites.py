@@ -8,12 +8,12 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.cancellation import tournament_cancel
-from tournaments.entries import entry_register, entry_unregister
 from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, Status
 from tournaments.rules.payouts import PrizeStructure
-from tournaments.satellites import satellite_award_seats
-from tournaments.services import TournamentError
+from tournaments.services.cancellation import tournament_cancel
+from tournaments.services.entries import entry_register, entry_unregister
+from tournaments.services.refusals import TournamentError
+from tournaments.services.satellites import satellite_award_seats
 from wallet.models import AccountKind, Currency, Ticket, TicketStatus, Transfer
 from wallet.services import account_get, deposit_create, house_account, wallet_account
 

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_register
+from tournaments.services.entries import entry_register
 from wallet.services import deposit_create
 
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_refund, entry_register, entry_unregister, purchase_create
 from tournaments.models import Entry, PaymentForm, PurchaseKind
+from tournaments.services.entries import entry_refund, entry_register, entry_unregister, purchase_create
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Transfer, TransferReason
 from wallet.services import (

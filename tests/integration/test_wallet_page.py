@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_register
+from tournaments.services.entries import entry_register
 from wallet.models import Currency, Transfer
 from wallet.selectors import wallet_history, wallet_summary
 from wallet.services import deposit_create, staff_adjust, tmoney_issue, transfer_create, wallet_account

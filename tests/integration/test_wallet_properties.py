@@ -32,9 +32,9 @@ from hypothesis.stateful import (
 )
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.entries import entry_register, entry_unregister
 from tournaments.models import Entry, EntryStatus
-from tournaments.services import TournamentError
+from tournaments.services.entries import entry_register, entry_unregister
+from tournaments.services.refusals import TournamentError
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Currency, Ticket, TicketStatus, Transfer, TransferReason
 from wallet.services import (

@@ -3,7 +3,7 @@ seats, stacks and buttons, and what happens each time a table finishes a hand.
 
 Pure and incremental: a finished hand costs work in proportion to one table, never
 to the whole field (a 300,000-entrant field has 33,334 tables), so the engine keeps
-each table's player count in buckets by count. The services (tournaments.floor)
+each table's player count in buckets by count. The services (tournaments.services.floor)
 restore it from the database, feed it one finished hand, and store its `Outcome`;
 the simulator and `bench/floor.py` drive it directly.
 

@@ -17,10 +17,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import User
-from tournaments.clock import tournament_advance
-from tournaments.entries import entry_register
 from tournaments.models import BlindLevel, BlindStructure, BreakPolicyKind, Entry, Status, Table, Tournament
 from tournaments.selectors import tournament_payouts
+from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_register
 from tournaments.simulator import playing_tables, simulate_hand
 from wallet.models import Currency
 from wallet.services import deposit_create

@@ -19,13 +19,11 @@ from datetime import datetime
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from audit.models import AuditEntry
 from audit.services import audit_log
 from config.sql import columns_of, model_from_row, models_read, rows_insert
 from tournaments.events import entry_changed, tournament_changed
-from tournaments.floor import floor_seat_late
 from tournaments.models import (
     ENTERED,
     BountyKind,
@@ -39,7 +37,8 @@ from tournaments.models import (
 )
 from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
-from tournaments.services import TournamentError
+from tournaments.services.floor import floor_seat_late
+from tournaments.services.refusals import TournamentError, refuse
 from wallet.events import after_commit
 from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.services import (
@@ -57,35 +56,6 @@ from wallet.services import (
     wallet_account_spec,
 )
 from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
-
-REFUSALS = {
-    "cancelled": gettext_lazy("This tournament has been cancelled."),
-    "closed": gettext_lazy("Registration for this tournament has closed."),
-    "not_open_yet": gettext_lazy("Registration for this tournament is not open yet."),
-    "full": gettext_lazy("The tournament is full."),
-    "already_registered": gettext_lazy("You are already registered in this tournament."),
-    "not_registered": gettext_lazy("You are not registered in this tournament."),
-    "no_unregistration": gettext_lazy("This tournament allows no unregistration."),
-    "unregistration_closed": gettext_lazy("The deadline for unregistering has passed."),
-    "no_rebuys": gettext_lazy("This tournament has no rebuys."),
-    "rebuys_not_open": gettext_lazy("Rebuys open when the tournament starts."),
-    "rebuy_period_over": gettext_lazy("The rebuy period is over."),
-    "rebuy_limit_reached": gettext_lazy("You have used every rebuy this tournament allows."),
-    "no_addon": gettext_lazy("This tournament has no add-on."),
-    "addon_taken": gettext_lazy("You have already taken the add-on."),
-    "addon_not_open": gettext_lazy("The add-on opens in the last rebuy level."),
-    "addon_over": gettext_lazy("The add-on period is over."),
-    "ticket_required": gettext_lazy("This tournament is entered with a ticket."),
-    "no_ticket": gettext_lazy("You have no ticket for this tournament."),
-    "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
-    "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
-    "eliminated": gettext_lazy("You are out of this tournament."),
-    "busy": gettext_lazy("The tournament is being changed right now; please try again."),
-}
-
-
-def refuse(code: str) -> TournamentError:
-    return TournamentError(str(REFUSALS[code]), code)
 
 
 @dataclass(frozen=True)

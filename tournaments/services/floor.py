@@ -16,7 +16,6 @@ from random import Random
 
 from django.db import connection, transaction
 from django.db.models import F
-from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
 from config.sql import row_update, rows_insert, rows_update
@@ -27,16 +26,10 @@ from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
-from tournaments.services import TournamentError
+from tournaments.services.refusals import refuse
 from wallet.events import after_commit
 from wallet.models import AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
-
-REFUSALS = {
-    "not_in_play": gettext_lazy("The tournament is not in play."),
-    "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
-    "stale_hand": gettext_lazy("That hand has already been reported; the table is on another hand."),
-}
 
 
 @dataclass(frozen=True)
@@ -130,15 +123,15 @@ def floor_hand_finished(
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
         if tournament.status not in UNDER_WAY or not tournament.started_at:
-            raise TournamentError(str(REFUSALS["not_in_play"]), "not_in_play")
+            raise refuse("not_in_play")
         stored = _Stored.load(tournament, rng=rng)
         dealt = stored.floor.tables.get(table)
         if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
-            raise TournamentError(str(REFUSALS["stale_hand"]), "stale_hand")
+            raise refuse("stale_hand")
         try:
             outcome = stored.floor.hand_finished(table, {int(pk): chips for pk, chips in stacks.items()})
         except FloorError as error:
-            raise TournamentError(str(REFUSALS["bad_result"]) % {"reason": error}, "bad_result") from error
+            raise refuse("bad_result", reason=error) from error
         Entry.objects.bulk_update(
             [Entry(pk=pk, chips=chips) for pk, chips in stacks.items()], ["chips"], batch_size=100
         )
@@ -148,7 +141,7 @@ def floor_hand_finished(
         if outcome.finished:
             _finish(tournament, outcome, now)
         elif tournament.break_pending_since is not None and not stored.floor.tables_playing():
-            from tournaments.clock import tournament_break_release  # the clock calls this module
+            from tournaments.services.clock import tournament_break_release  # the clock calls this module
 
             tournament_break_release(tournament_id=tournament.pk, at=now)
         after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
@@ -183,7 +176,7 @@ _HELD = f"SELECT 1 FROM {Table._meta.db_table} WHERE tournament_id = %s AND brok
 def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
     """Pay every finisher whose prize is not paid yet, once the payouts are locked
     (rule 7): places out before then are paid as the lock comes. Satellites pay
-    seats at the end instead (tournaments.satellites). A player in a deal (rule 23)
+    seats at the end instead (tournaments.services.satellites). A player in a deal (rule 23)
     gets the agreed amount, and the winner what was left to play for too: as each
     is out, or all when the tournament is `over`, as the event says."""
     if tournament.payouts_locked_at is None or tournament.prize_structure == PrizeStructure.SATELLITE:
@@ -223,7 +216,7 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
 def _prize_pool(tournament: Tournament, payouts: list[int]):
     """The tournament's pool account; the house adds any overlay (the guarantee
     above the entries) before the first prize leaves it."""
-    from tournaments.entries import pool_currency  # entries seats late entrants here
+    from tournaments.services.entries import pool_currency  # entries seats late entrants here
 
     currency = pool_currency(tournament)
     pool = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{tournament.pk}")
@@ -253,7 +246,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime)
             fields.append("late_registration_closed_at")
         tournament.save(update_fields=[*fields, "updated_at"])
         if "late_registration_closed_at" in fields:
-            from tournaments.clock import tournament_advance  # the clock calls this module
+            from tournaments.services.clock import tournament_advance  # the clock calls this module
 
             tournament_advance(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
@@ -269,7 +262,7 @@ def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
         data={"at": now.isoformat(), "winners": [f.player for f in outcome.finishes if f.best == 1]},
     )
     if tournament.satellite_target_id and tournament.prize_structure == PrizeStructure.SATELLITE:
-        from tournaments.satellites import satellite_award_seats  # it imports the floor's neighbours
+        from tournaments.services.satellites import satellite_award_seats  # it imports the floor's neighbours
 
         finishers = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "-chips", "pk")
         satellite_award_seats(

@@ -12,16 +12,16 @@ from enum import StrEnum
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
-from tournaments.entries import entry_price, entry_refund, pool_currency, purchase_legs, seat_source
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
-from tournaments.services import TournamentError, clock_look_now
+from tournaments.services.editing import clock_look_now
+from tournaments.services.entries import entry_price, entry_refund, pool_currency, purchase_legs, seat_source
+from tournaments.services.refusals import refuse
 from wallet.events import after_commit
 from wallet.models import AccountKind, Currency, TicketStatus, TransferReason
 from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
@@ -36,28 +36,6 @@ REASON_LENGTH = 300
 class CancelMode(StrEnum):
     ROLLBACK = "rollback"
     ROLL_FORWARD = "roll_forward"
-
-
-REFUSALS = {
-    "already_cancelled": gettext_lazy("This tournament has already been cancelled."),
-    "finished": gettext_lazy("This tournament has finished; it can no longer be cancelled or postponed."),
-    "reason_required": gettext_lazy("Give a reason: players and support will read it."),
-    "unknown_mode": gettext_lazy("Choose how to cancel: roll back or roll forward."),
-    "not_started": gettext_lazy(
-        "Roll forward shares out a tournament in play; this one has not started. "
-        "Cancel it with a rollback, which refunds everything."
-    ),
-    "nobody_left": gettext_lazy("No player is left in this tournament to roll the prize pool forward to."),
-    "books": gettext_lazy("The prize pool does not hold what the entries paid in; nothing was changed."),
-    "started": gettext_lazy("This tournament has already started; it can be cancelled but not postponed."),
-    "start_in_past": gettext_lazy("The new start must be in the future."),
-    "start_not_later": gettext_lazy("A postponement moves the start later than it is now."),
-    "after_target": gettext_lazy("A satellite must start before its target event."),
-}
-
-
-def refuse(code: str) -> TournamentError:
-    return TournamentError(str(REFUSALS[code]), code)
 
 
 def has_started(tournament: Tournament) -> bool:
@@ -98,7 +76,7 @@ def tournament_cancel(
             if tournament.status == Status.FINISHED:
                 raise refuse("finished")
             if mode is CancelMode.ROLL_FORWARD and not has_started(tournament):
-                raise refuse("not_started")
+                raise refuse("roll_forward_before_start")
             if mode is CancelMode.ROLLBACK:
                 data = _roll_back(tournament=tournament, actor=actor, now=now)
             else:

@@ -17,13 +17,10 @@ import json
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
 from config.sql import columns_of, model_from_row, row_update
-from tournaments.cancellation import CancelMode, tournament_cancel
 from tournaments.events import tournament_changed
-from tournaments.floor import floor_draw, floor_pay_prizes, floor_release
 from tournaments.models import (
     CLOCK_STATE,
     BlindLevel,
@@ -38,7 +35,9 @@ from tournaments.models import (
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
-from tournaments.services import TournamentError
+from tournaments.services.cancellation import CancelMode, tournament_cancel
+from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
+from tournaments.services.refusals import refuse
 from wallet.events import after_commit
 from wallet.models import Ticket, TicketStatus
 from wallet.tickets import ticket_consume
@@ -60,17 +59,6 @@ CLOCK_FIELDS = (
     "next_transition_at",
     "tick_at",
 )
-
-REFUSALS = {
-    "reason_required": gettext_lazy("Give a reason for the pause."),
-    "not_running": gettext_lazy("Only a tournament in play can be paused."),
-    "not_paused": gettext_lazy("The tournament is not paused."),
-    "already_paused": gettext_lazy("The tournament is already paused."),
-}
-
-
-def refuse(code: str) -> TournamentError:
-    return TournamentError(str(REFUSALS[code]), code)
 
 
 def tournament_advance(*, tournament_id: int, now: datetime) -> str:

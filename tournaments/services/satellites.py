@@ -16,17 +16,16 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils.translation import gettext_lazy
 
 from audit.models import AuditEntry
 from audit.services import audit_log
-from tournaments.entries import entry_price, pool_currency, purchase_create
 from tournaments.events import entry_changed, tournament_changed
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
 from tournaments.selectors import tournament_window
-from tournaments.services import TournamentError
+from tournaments.services.entries import entry_price, pool_currency, purchase_create
+from tournaments.services.refusals import refuse
 from wallet.events import after_commit
 from wallet.models import AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
@@ -35,21 +34,6 @@ from wallet.tickets import ticket_issue
 AWARDED = "tournaments.satellite.seats_awarded"
 # A seat won as a ticket can be used for this long.
 SEAT_TICKET_VALIDITY = timedelta(days=90)
-
-REFUSALS = {
-    "not_a_satellite": gettext_lazy("This tournament is not a satellite: it has no target event."),
-    "not_seats": gettext_lazy("This satellite pays prizes, not seats: its prize structure is not “Satellite seats”."),
-    "free_target": gettext_lazy("The target event has no entry price, so there is no seat to award."),
-    "cancelled": gettext_lazy("This satellite has been cancelled."),
-    "not_started": gettext_lazy("This satellite has not started yet."),
-    "not_entrants": gettext_lazy("Every finisher must be a different entrant of this satellite."),
-    "too_few_finishers": gettext_lazy("The satellite pays %(places)s places; name at least that many finishers."),
-    "books": gettext_lazy("The satellite's prize pool does not hold what its entries paid in; nothing was changed."),
-}
-
-
-def refuse(code: str, **params) -> TournamentError:
-    return TournamentError(str(REFUSALS[code]) % params if params else str(REFUSALS[code]), code)
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,6 @@ from tournaments.events import tournament_changed
 from tournaments.models import CLOCK_STATE, Status, Tournament
 from wallet.events import after_commit
 
-
-class TournamentError(Exception):
-    """A request the rules refuse; the message is for a person."""
-
-    def __init__(self, message: str, code: str = "refused"):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
 # What a clone does not inherit: the instants of what happened to the original.
 CLONE_RESETS = (
     "started_at",
@@ -36,7 +26,7 @@ CLONE_RESETS = (
 
 def clock_look_now(tournament: Tournament) -> None:
     """The event's times changed: the clock's sweep reads it again at once
-    (tournaments.clock), instead of at a next transition that may have moved."""
+    (tournaments.services.clock), instead of at a next transition that may have moved."""
     tournament.next_transition_at = timezone.now()
     tournament.tick_at = None
 

@@ -1,0 +1,101 @@
+"""Every refusal of the tournament services, by code: the code is what the API
+answers and tests match, the message is for a person (translated when raised)."""
+
+from django.utils.translation import gettext_lazy
+
+
+class TournamentError(Exception):
+    """A request the rules refuse; the message is for a person."""
+
+    def __init__(self, message: str, code: str = "refused"):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+REFUSALS = {
+    # Registration, unregistration, rebuys and the add-on (rules 8, 9, 10).
+    "cancelled": gettext_lazy("This tournament has been cancelled."),
+    "closed": gettext_lazy("Registration for this tournament has closed."),
+    "not_open_yet": gettext_lazy("Registration for this tournament is not open yet."),
+    "full": gettext_lazy("The tournament is full."),
+    "already_registered": gettext_lazy("You are already registered in this tournament."),
+    "not_registered": gettext_lazy("You are not registered in this tournament."),
+    "no_unregistration": gettext_lazy("This tournament allows no unregistration."),
+    "unregistration_closed": gettext_lazy("The deadline for unregistering has passed."),
+    "no_rebuys": gettext_lazy("This tournament has no rebuys."),
+    "rebuys_not_open": gettext_lazy("Rebuys open when the tournament starts."),
+    "rebuy_period_over": gettext_lazy("The rebuy period is over."),
+    "rebuy_limit_reached": gettext_lazy("You have used every rebuy this tournament allows."),
+    "no_addon": gettext_lazy("This tournament has no add-on."),
+    "addon_taken": gettext_lazy("You have already taken the add-on."),
+    "addon_not_open": gettext_lazy("The add-on opens in the last rebuy level."),
+    "addon_over": gettext_lazy("The add-on period is over."),
+    "ticket_required": gettext_lazy("This tournament is entered with a ticket."),
+    "no_ticket": gettext_lazy("You have no ticket for this tournament."),
+    "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
+    "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
+    "eliminated": gettext_lazy("You are out of this tournament."),
+    "busy": gettext_lazy("The tournament is being changed right now; please try again."),
+    # Staff actions: every one needs a reason players and support can read (rule 1).
+    "reason_required": gettext_lazy("Give a reason: players and support will read it."),
+    # The clock (rules 2, 17).
+    "not_running": gettext_lazy("Only a tournament in play can be paused."),
+    "not_paused": gettext_lazy("The tournament is not paused."),
+    "already_paused": gettext_lazy("The tournament is already paused."),
+    # Cancellation and postponement (rule 22).
+    "already_cancelled": gettext_lazy("This tournament has already been cancelled."),
+    "finished": gettext_lazy("This tournament has finished; it can no longer be cancelled or postponed."),
+    "unknown_mode": gettext_lazy("Choose how to cancel: roll back or roll forward."),
+    "roll_forward_before_start": gettext_lazy(
+        "Roll forward shares out a tournament in play; this one has not started. "
+        "Cancel it with a rollback, which refunds everything."
+    ),
+    "nobody_left": gettext_lazy("No player is left in this tournament to roll the prize pool forward to."),
+    "books": gettext_lazy("The prize pool does not hold what the entries paid in; nothing was changed."),
+    "started": gettext_lazy("This tournament has already started; it can be cancelled but not postponed."),
+    "start_in_past": gettext_lazy("The new start must be in the future."),
+    "start_not_later": gettext_lazy("A postponement moves the start later than it is now."),
+    "after_target": gettext_lazy("A satellite must start before its target event."),
+    # Satellites (rule 10).
+    "not_a_satellite": gettext_lazy("This tournament is not a satellite: it has no target event."),
+    "not_seats": gettext_lazy("This satellite pays prizes, not seats: its prize structure is not “Satellite seats”."),
+    "free_target": gettext_lazy("The target event has no entry price, so there is no seat to award."),
+    "not_started": gettext_lazy("This satellite has not started yet."),
+    "not_entrants": gettext_lazy("Every finisher must be a different entrant of this satellite."),
+    "too_few_finishers": gettext_lazy("The satellite pays %(places)s places; name at least that many finishers."),
+    # The floor (rules 11-16).
+    "not_in_play": gettext_lazy("The tournament is not in play."),
+    "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
+    "stale_hand": gettext_lazy("That hand has already been reported; the table is on another hand."),
+    # Deals (rule 23).
+    "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
+    "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),
+    "heads_up": gettext_lazy("No deals in a multi-table heads-up tournament before its final table (rule 23.9)."),
+    "not_final_table": gettext_lazy("Only the players at the final table can make a deal (rule 23.7)."),
+    "payouts_provisional": gettext_lazy(
+        "A deal needs the final payouts: registration or the rebuy period is still open."
+    ),
+    "not_at_table": gettext_lazy("Only a player still in the tournament can ask for or answer a deal."),
+    "already_negotiating": gettext_lazy("A deal is already being negotiated in this tournament."),
+    "already_dealt": gettext_lazy("A deal has already been made in this tournament."),
+    "negotiation_closed": gettext_lazy("This negotiation is over."),
+    "not_all_agreed": gettext_lazy(
+        "Every player must say they want to negotiate before the clock is stopped (rule 23.3)."
+    ),
+    "not_claimed": gettext_lazy("Claim the ticket first: the staff member who claimed it mediates."),
+    "claimed_by_other": gettext_lazy("Another staff member has claimed this ticket."),
+    "clock_running": gettext_lazy("Stop the clock first: proposals come once every player wants to negotiate."),
+    "clock": gettext_lazy("The clock cannot be stopped now: %(reason)s"),
+    "bad_amounts": gettext_lazy("That proposal does not add up: %(reason)s."),
+    "not_open": gettext_lazy("This proposal is no longer open."),
+    "players_changed": gettext_lazy(
+        "A player has been eliminated since the negotiation began; a deal must include every remaining player."
+    ),
+}
+
+
+def refuse(code: str, **params) -> TournamentError:
+    """The refusal `code`, its message filled in with `params`, to raise."""
+    message = str(REFUSALS[code])
+    return TournamentError(message % params if params else message, code)
