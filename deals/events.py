@@ -1,6 +1,10 @@
-"""What a change to a negotiation tells the pages, once committed (deals.live)."""
+"""What a change to a negotiation records for the pages (deals.live)."""
 
-from django.dispatch import Signal
+from dataclasses import dataclass
 
-# negotiation_id: its players' and the staff's pages show it again.
-negotiation_changed = Signal()
+
+@dataclass(frozen=True)
+class NegotiationChanged:
+    """Its players' and the staff's pages show it again."""
+
+    negotiation_id: int

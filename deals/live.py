@@ -3,14 +3,20 @@ are told which parts to fetch again (nothing private travels in the message)."""
 
 import json
 
+from live.outbox import publisher
 from tournaments.consumers import group_name, live_send
 
-from deals.events import negotiation_changed
+from deals.events import NegotiationChanged
 from deals.models import Negotiation
 
 
 def connect() -> None:
-    negotiation_changed.connect(on_negotiation_changed, dispatch_uid="deals.live")
+    publisher(publish)
+
+
+def publish(events) -> None:
+    for negotiation_id in dict.fromkeys(e.negotiation_id for e in events if isinstance(e, NegotiationChanged)):
+        on_negotiation_changed(None, negotiation_id=negotiation_id)
 
 
 def on_negotiation_changed(sender, *, negotiation_id: int, **_):

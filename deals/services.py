@@ -12,18 +12,18 @@ from datetime import datetime
 
 from audit.services import audit_log
 from django.db import transaction
+from live.outbox import record
 from support.models import Ticket, TicketKind, TicketStatus
-from tournaments.events import tournament_changed
+from tournaments.events import TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_pause, tournament_resume
 from tournaments.services.entries import pool_currency
 from tournaments.services.refusals import REFUSALS, TournamentError, refuse
-from wallet.events import after_commit
 from wallet.models import Currency
 
 from deals import rules
-from deals.events import negotiation_changed
+from deals.events import NegotiationChanged
 from deals.models import (
     ACTIVE,
     Answer,
@@ -128,7 +128,7 @@ def _stop_clock(negotiation: Negotiation, staff, now: datetime) -> Negotiation:
     negotiation.status, negotiation.clock_stopped_at = NegotiationStatus.NEGOTIATING, now
     negotiation.save(update_fields=["status", "clock_stopped_at"])
     audit_log(action="deals.clock_stopped", subject=negotiation, actor=staff)
-    after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+    record(TournamentChanged(tournament.pk))
     _changed(negotiation)
     return negotiation
 
@@ -313,7 +313,7 @@ def _close(negotiation: Negotiation, status: str, *, now: datetime, reason: str,
     tournament.refresh_from_db()
     if negotiation.clock_stopped_at is not None and tournament.paused_at is not None:
         tournament_resume(tournament_id=tournament.pk, actor=actor, now=now)
-    after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+    record(TournamentChanged(tournament.pk))
 
 
 def _current(negotiation: Negotiation, now: datetime) -> list[Participant] | None:
@@ -386,4 +386,4 @@ def _locked(tournament_id: int) -> Tournament:
 
 
 def _changed(negotiation: Negotiation) -> None:
-    after_commit(negotiation_changed, negotiation_id=negotiation.pk)
+    record(NegotiationChanged(negotiation.pk))

@@ -24,11 +24,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
 
+from live.outbox import publisher
 from lobby.views import lobby_row_html, table_live_html, tournament_live_html
 from tournaments.consumers import UNHEARD_SECONDS, group_name, listened, listened_key, live_refresh, live_send
-from tournaments.events import entry_changed, tables_changed, tournament_changed
+from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
 from tournaments.models import Tournament
-from wallet.events import balances_changed
+from wallet.events import BalancesChanged
 
 # An event's shared groups hear of it at most this often.
 THROTTLE_SECONDS = 1
@@ -39,11 +40,22 @@ _carried_until: dict[int, float] = {}
 
 
 def connect() -> None:
-    """Listen to the services' announcements (LobbyConfig.ready)."""
-    tournament_changed.connect(on_tournament_changed, dispatch_uid="lobby.live.tournament")
-    entry_changed.connect(on_entry_changed, dispatch_uid="lobby.live.entry")
-    tables_changed.connect(on_tables_changed, dispatch_uid="lobby.live.tables")
-    balances_changed.connect(on_balances_changed, dispatch_uid="lobby.live.balances")
+    """Publish the services' committed events (LobbyConfig.ready)."""
+    publisher(publish)
+
+
+def publish(events) -> None:
+    for event in events:
+        if isinstance(event, TournamentChanged):
+            on_tournament_changed(
+                None, tournament_id=event.tournament_id, created=event.created, clock_only=event.clock_only
+            )
+        elif isinstance(event, EntryChanged):
+            on_entry_changed(None, tournament_id=event.tournament_id, player_id=event.player_id)
+        elif isinstance(event, TablesChanged):
+            on_tables_changed(None, tournament_id=event.tournament_id, numbers=list(event.numbers))
+        elif isinstance(event, BalancesChanged):
+            on_balances_changed(None, owner_ids=set(event.owner_ids))
 
 
 def on_tournament_changed(

@@ -1,14 +1,31 @@
-"""What a change to a tournament tells the rest of the portal, once committed
-(wallet.events.after_commit): lobby.live turns it into live updates."""
+"""What a change to a tournament records for the pages (live.outbox.record);
+lobby.live turns it into live updates once committed."""
 
-from django.dispatch import Signal
+from dataclasses import dataclass
 
-# tournament_id, created, and clock_only (only the level, a countdown or a pause
-# changed: the lobby's row did not): what the lobby and Tournament Info show changed.
-# player_id, when one player's entry changed it (sent before that player's own
-# entry_changed and balances_changed of the same commit).
-tournament_changed = Signal()
-# tournament_id, player_id: a player's own entry changed (registration card, stack).
-entry_changed = Signal()
-# tournament_id, numbers: those tables' seats, stacks, button or hand changed.
-tables_changed = Signal()
+
+@dataclass(frozen=True)
+class TournamentChanged:
+    """What the lobby and Tournament Info show of the event changed; `created`: a new
+    event (every lobby fetches its list again); `clock_only`: only the level, a
+    countdown or a pause changed, not the lobby's row."""
+
+    tournament_id: int
+    created: bool = False
+    clock_only: bool = False
+
+
+@dataclass(frozen=True)
+class EntryChanged:
+    """A player's own entry changed (their registration card, their stack)."""
+
+    tournament_id: int
+    player_id: int
+
+
+@dataclass(frozen=True)
+class TablesChanged:
+    """Those tables' seats, stacks, button or hand changed."""
+
+    tournament_id: int
+    numbers: tuple[int, ...]

@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from audit.models import AuditEntry
 from audit.services import FIELDS as AUDIT_FIELDS
 from config.sql import rows_insert
-from wallet.events import after_commit, balances_changed
+from live.outbox import record
+from wallet.events import BalancesChanged
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
 
@@ -213,7 +214,7 @@ def transfers_create(
         raise InsufficientFunds(_("Not enough money in the account for this."))
     owners = {account.owner_id for leg in legs for account in (leg.source, leg.destination)} - {None}
     if owners:
-        after_commit(balances_changed, owner_ids=owners)
+        record(BalancesChanged(frozenset(owners)))
     return transfers
 
 

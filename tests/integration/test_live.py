@@ -397,29 +397,3 @@ def test_a_player_with_no_page_open_is_sent_nothing_and_an_open_page_stays_liste
     run(scenario)
     asked = {group for refreshes in sent for group in refreshes}
     assert asked == {f"user-{alice.pk}"}  # bob, with no page open, costs no message
-
-
-def test_a_registration_by_a_player_with_no_page_open_costs_one_cache_read(
-    event, monkeypatch, django_capture_on_commit_callbacks
-):
-    from django.core.cache import cache
-
-    from lobby import live
-    from tournaments import consumers
-
-    bob = funded("bob")
-    sent = []
-    monkeypatch.setattr(consumers, "_wake", lambda: sent.append(dict(consumers._refreshes)))
-    monkeypatch.setattr(live, "_carried_until", {})
-    # Sent within the second, its end-of-second message queued: only the reads are left.
-    cache.set(live._sent_key(event.pk), True, timeout=5)
-    cache.set(live._trailing_key(event.pk), time.time() + 3, timeout=5)
-    reads = []
-    get_many = cache.get_many
-    monkeypatch.setattr(cache, "get_many", lambda keys: reads.append(keys) or get_many(keys))
-
-    with django_capture_on_commit_callbacks(execute=True):
-        entry_register(tournament_id=event.pk, player=bob, now=timezone.now())
-
-    assert len(reads) == 1  # the event's keys and bob's mark, for the event, his card and his balances
-    assert sent == []

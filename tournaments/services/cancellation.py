@@ -14,7 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_log
-from tournaments.events import entry_changed, tournament_changed
+from live.outbox import record
+from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
@@ -22,7 +23,6 @@ from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
 from tournaments.services.entries import entry_price, entry_refund, pool_currency, purchase_legs, seat_source
 from tournaments.services.refusals import refuse
-from wallet.events import after_commit
 from wallet.models import AccountKind, Currency, TicketStatus, TransferReason
 from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_consume, ticket_issue
@@ -91,9 +91,9 @@ def tournament_cancel(
                 reason=reason[:REASON_LENGTH],
                 data={"mode": str(mode), "from": previous, "at": now.isoformat(), **data},
             )
-            after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+            record(TournamentChanged(tournament.pk))
             for player_id in set(tournament.entries.values_list("player_id", flat=True)):
-                after_commit(entry_changed, tournament_id=tournament.pk, player_id=player_id)
+                record(EntryChanged(tournament.pk, player_id))
     except WalletError as error:
         # A movement the ledger refuses means the pool and the entries disagree.
         raise refuse("books") from error
@@ -298,7 +298,7 @@ def tournament_postpone(
         tournament.postponed_from = tournament.postponed_from or old_start
         tournament.scheduled_start = new_start
         clock_look_now(tournament)
-        after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+        record(TournamentChanged(tournament.pk))
         tournament.save(
             update_fields=[
                 "scheduled_start",

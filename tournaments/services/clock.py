@@ -20,7 +20,8 @@ from django.db import connection, transaction
 
 from audit.services import audit_log
 from config.sql import columns_of, model_from_row, row_update
-from tournaments.events import tournament_changed
+from live.outbox import record
+from tournaments.events import TournamentChanged
 from tournaments.models import (
     CLOCK_STATE,
     BlindLevel,
@@ -38,7 +39,6 @@ from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
 from tournaments.services.refusals import refuse
-from wallet.events import after_commit
 from wallet.models import Ticket, TicketStatus
 from wallet.tickets import ticket_consume
 
@@ -307,7 +307,7 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
         clock_only = shown <= {"level", "level_ends_at", "break_ends_at", "break_pending_since", "clock_stops"}
-        after_commit(tournament_changed, tournament_id=tournament.pk, created=False, clock_only=clock_only)
+        record(TournamentChanged(tournament.pk, clock_only=clock_only))
 
 
 def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:

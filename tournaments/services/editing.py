@@ -6,9 +6,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_log
-from tournaments.events import tournament_changed
+from live.outbox import record
+from tournaments.events import TournamentChanged
 from tournaments.models import CLOCK_STATE, Status, Tournament
-from wallet.events import after_commit
 
 # What a clone does not inherit: the instants of what happened to the original.
 CLONE_RESETS = (
@@ -42,7 +42,7 @@ def tournament_save(*, tournament: Tournament, actor, changed: list[str], create
             actor=actor,
             data={"fields": changed},
         )
-        after_commit(tournament_changed, tournament_id=tournament.pk, created=created)
+        record(TournamentChanged(tournament.pk, created=created))
     return tournament
 
 
@@ -65,5 +65,5 @@ def tournament_clone(*, tournament: Tournament, actor, start: datetime) -> Tourn
         clone._state.adding = True
         clone.save()
         audit_log(action="tournaments.tournament.cloned", subject=clone, actor=actor, data={"from": tournament.pk})
-        after_commit(tournament_changed, tournament_id=clone.pk, created=True)
+        record(TournamentChanged(clone.pk, created=True))
     return clone

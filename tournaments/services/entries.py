@@ -23,7 +23,8 @@ from django.utils.translation import gettext as _
 from audit.models import AuditEntry
 from audit.services import audit_log
 from config.sql import columns_of, model_from_row, models_read, rows_insert
-from tournaments.events import entry_changed, tournament_changed
+from live.outbox import record
+from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import (
     ENTERED,
     BountyKind,
@@ -39,7 +40,6 @@ from tournaments.rules.registration import addon_refusal, rebuy_refusal, registr
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.events import after_commit
 from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.services import (
     AROUND_JSON,
@@ -699,8 +699,8 @@ def _tell(tournament_id: int, player) -> None:
     entry. Asked for before the ledger's balances_changed, so that the event's news,
     which names the player, goes first: its receiver learns in one round trip
     whether anyone listens to either."""
-    after_commit(tournament_changed, tournament_id=tournament_id, created=False, player_id=player.pk)
-    after_commit(entry_changed, tournament_id=tournament_id, player_id=player.pk)
+    record(TournamentChanged(tournament_id))
+    record(EntryChanged(tournament_id, player.pk))
 
 
 def _scoped_key(kind: str, tournament_id: int, player, key: str | None) -> str | None:

@@ -20,14 +20,14 @@ from django.db.models import F
 from audit.services import audit_log
 from config.sql import row_update, rows_insert, rows_update
 from deals.models import Deal
-from tournaments.events import tables_changed, tournament_changed
+from live.outbox import record
+from tournaments.events import TablesChanged, TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
 from tournaments.services.refusals import refuse
-from wallet.events import after_commit
 from wallet.models import AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
 
@@ -144,7 +144,7 @@ def floor_hand_finished(
             from tournaments.services.clock import tournament_break_release  # the clock calls this module
 
             tournament_break_release(tournament_id=tournament.pk, at=now)
-        after_commit(tournament_changed, tournament_id=tournament.pk, created=False)
+        record(TournamentChanged(tournament.pk))
         return HandReport(
             eliminated=busted,
             moves=sum(move.source.table != move.target.table for move in outcome.moves),
@@ -407,7 +407,7 @@ class _Stored:
             rows_update(changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"])
             shown.update(table.number for table in changed)
         if shown:
-            after_commit(tables_changed, tournament_id=tournament.pk, numbers=sorted(shown))
+            record(TablesChanged(tournament.pk, tuple(sorted(shown))))
         state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}

@@ -19,14 +19,14 @@ from django.db import transaction
 
 from audit.models import AuditEntry
 from audit.services import audit_log
-from tournaments.events import entry_changed, tournament_changed
+from live.outbox import record
+from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
 from tournaments.selectors import tournament_window
 from tournaments.services.entries import entry_price, pool_currency, purchase_create
 from tournaments.services.refusals import refuse
-from wallet.events import after_commit
 from wallet.models import AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_issue
@@ -147,7 +147,7 @@ def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor, now
         )
         audit_log(action=AWARDED, subject=satellite, actor=actor, data=award.as_data())
         for event in (satellite, target):
-            after_commit(tournament_changed, tournament_id=event.pk, created=False)
+            record(TournamentChanged(event.pk))
         return award
 
 
@@ -261,7 +261,7 @@ def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_accou
         actor=player,
         data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
     )
-    after_commit(entry_changed, tournament_id=target.pk, player_id=player.pk)
+    record(EntryChanged(target.pk, player.pk))
     return {"player": player.pk, "entry": entry.pk}
 
 
