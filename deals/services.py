@@ -18,7 +18,6 @@ from tournaments.events import TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_pause, tournament_resume
-from tournaments.services.entries import pool_currency
 from tournaments.services.refusals import REFUSALS, TournamentError, refuse
 from wallet.models import Currency
 
@@ -336,7 +335,7 @@ def _check_can_deal(tournament: Tournament) -> None:
         raise refuse("not_in_play")
     if not tournament.deals_allowed:
         raise refuse("deals_disallowed")
-    if pool_currency(tournament) == Currency.TMONEY:
+    if tournament.pool_currency == Currency.TMONEY:
         raise refuse("not_real_money")
     if Deal.objects.filter(tournament=tournament).exists():
         raise refuse("already_dealt")

@@ -13,7 +13,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from tournaments.models import EntryStatus, Table, Tournament
-from tournaments.services.entries import pool_currency
 from tournaments.services.refusals import TournamentError
 
 from deals import services
@@ -89,7 +88,7 @@ def _page_context(request, negotiation: Negotiation) -> dict:
     return {
         "negotiation": negotiation,
         "tournament": negotiation.tournament,
-        "currency": pool_currency(negotiation.tournament),
+        "currency": negotiation.tournament.pool_currency,
         "participants": participants,
         "mine": mine,
         "mediator": user.is_staff and negotiation.ticket.claimed_by_id == user.pk,

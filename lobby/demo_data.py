@@ -402,7 +402,7 @@ def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime)
         wanted = min(event.max_entrants, max(2, int(len(bots) * share * (1 + index % 3) / 2)))
         if event.registration_opens_at and event.registration_opens_at > now:
             continue
-        currency = Currency.TMONEY if event.entry_kind == EntryKind.TMONEY else event.currency
+        currency = event.pool_currency
         for bot in bots[index : index + wanted] + bots[: max(0, index + wanted - len(bots))]:
             # Idempotent: a bot's first entry in a currency brings its bankroll.
             deposit_create(

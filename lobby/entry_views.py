@@ -30,7 +30,6 @@ from tournaments.services.entries import (
     entry_register,
     entry_unregister,
     payment_options,
-    pool_currency,
 )
 from tournaments.services.refusals import TournamentError
 
@@ -60,7 +59,7 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
         return {**context, "anonymous": True, "return_to": return_to or request.get_full_path()}
     entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
     window = tournament_window(tournament)
-    currency = pool_currency(tournament)
+    currency = tournament.pool_currency
     if entry is None:
         refusal = registration_refusal(
             now=now,

@@ -25,6 +25,7 @@ from lobby.rules_summary import applicable_rules, break_policy_text
 from lobby.templatetags.poker import money
 from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Table, Tournament, tournament_tags
+from tournaments.rules import pricing
 from tournaments.selectors import (
     LOBBY_FIELDS,
     SeatView,
@@ -37,7 +38,6 @@ from tournaments.selectors import (
     tournament_standings,
     tournament_tables,
 )
-from wallet.models import Currency
 
 LOBBY_PAGE_SIZE = 50
 # The lobby is the busiest page: its rendered parts are shared by every viewer with
@@ -266,7 +266,7 @@ class LobbyRowWriter:
         return get_template("lobby/lobby.html#tag").render({"tag": tag})
 
     def __call__(self, row: dict) -> dict:
-        pool_currency = Currency.TMONEY if row["entry_kind"] == EntryKind.TMONEY else row["currency"]
+        pool_currency = pricing.pool_currency(entry_kind=row["entry_kind"], currency=row["currency"])
         start = row["scheduled_start"].astimezone(self.zone)  # timezone.localtime(), as the date filter does
         tags = tournament_tags(
             bounty_kind=row["bounty_kind"],
@@ -339,7 +339,7 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "tournament": tournament,
         "deadlines": tournament_deadlines(tournament),
         "payouts": tournament_payouts(tournament, now=now),
-        "pool_currency": Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency,
+        "pool_currency": tournament.pool_currency,
         "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
         "now": now,
         "clock": tournament_clock(tournament),

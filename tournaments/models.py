@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.rules.payouts import PrizeStructure as PrizeStructureRule
+from tournaments.rules.pricing import BountyKindRule, EntryKindRule, EntryPrice, entry_price, pool_currency
 from tournaments.rules.schedule import BreakKind, Level
 from wallet.models import Currency
 
@@ -24,10 +25,10 @@ class BettingStructure(models.TextChoices):
 
 
 class EntryKind(models.TextChoices):
-    CASH = "cash", _("Buy-in")
-    TMONEY = "tmoney", _("T-Money")
-    FREEROLL = "freeroll", _("Freeroll")
-    TICKET_ONLY = "ticket_only", _("Ticket only")
+    CASH = EntryKindRule.CASH.value, _("Buy-in")
+    TMONEY = EntryKindRule.TMONEY.value, _("T-Money")
+    FREEROLL = EntryKindRule.FREEROLL.value, _("Freeroll")
+    TICKET_ONLY = EntryKindRule.TICKET_ONLY.value, _("Ticket only")
 
 
 class BreakPolicyKind(models.TextChoices):
@@ -45,10 +46,10 @@ class PrizeStructure(models.TextChoices):
 
 
 class BountyKind(models.TextChoices):
-    NONE = "none", _("None")
-    KNOCKOUT = "knockout", _("Knockout")
-    TEAM_PRO = "team_pro", _("Team Pro bounty")
-    FIXED = "fixed", _("Fixed bounty")
+    NONE = BountyKindRule.NONE.value, _("None")
+    KNOCKOUT = BountyKindRule.KNOCKOUT.value, _("Knockout")
+    TEAM_PRO = BountyKindRule.TEAM_PRO.value, _("Team Pro bounty")
+    FIXED = BountyKindRule.FIXED.value, _("Fixed bounty")
 
 
 class Speed(models.TextChoices):
@@ -523,6 +524,21 @@ class Tournament(models.Model):
     @property
     def prize_pool(self) -> int:
         return max(self.prize_contributions, self.guarantee)
+
+    @property
+    def pool_currency(self) -> str:
+        """The money the pool, prizes and entries are kept in (T-Money for a T-Money event)."""
+        return pool_currency(entry_kind=self.entry_kind, currency=self.currency)
+
+    @property
+    def entry_price(self) -> EntryPrice:
+        return entry_price(
+            entry_kind=self.entry_kind,
+            buy_in=self.buy_in,
+            fee=self.fee,
+            bounty_kind=self.bounty_kind,
+            bounty_amount=self.bounty_amount,
+        )
 
     @property
     def is_rebuy(self) -> bool:

@@ -21,10 +21,11 @@ from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
-from tournaments.services.entries import entry_price, entry_refund, pool_currency, purchase_legs, seat_source
+from tournaments.services.entries import entry_refund, purchase_legs, seat_source
+from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import AccountKind, Currency, TicketStatus, TransferReason
-from wallet.services import WalletError, account_get, house_account, transfer_create, wallet_account
+from wallet.models import Currency, TicketStatus, TransferReason
+from wallet.services import WalletError, house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_consume, ticket_issue
 
 # A ticket given back for one the start had already spent stays usable at least this long.
@@ -157,21 +158,9 @@ def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
         # Play began on these tickets: they are spent, as the start would have done.
         ticket_consume(ticket_id=purchase.ticket_id)
     fees = sum(_refund_fees(tournament=tournament, entry=entry, actor=actor) for entry in remaining)
-    currency = pool_currency(tournament)
-    pool_account = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{tournament.pk}")
+    currency = tournament.pool_currency
     full_pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
-    overlay = full_pool - tournament.prize_contributions
-    if overlay:
-        transfer_create(
-            source=house_account(currency),
-            destination=pool_account,
-            amount=overlay,
-            reason=TransferReason.PRIZE,
-            idempotency_key=f"tournament:{tournament.pk}:overlay",
-            actor=actor,
-            memo="overlay: the guarantee above the entries",
-        )
-    pool_account.refresh_from_db()
+    pool_account = prize_pool_fund(tournament, pool=full_pool, actor=actor)
     shares = roll_forward(
         pool=pool_account.balance,
         chips={entry.player_id: entry.chips for entry in remaining},
@@ -200,7 +189,7 @@ def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
     return {
         "remaining": len(remaining),
         "pool": sum(shares.values()),
-        "overlay": overlay,
+        "overlay": full_pool - tournament.prize_contributions,
         "fees_refunded": fees,
         "shares": {str(player): share for player, share in shares.items()},
     }
@@ -251,14 +240,11 @@ def _refund_fees(*, tournament: Tournament, entry: Entry, actor) -> int:
 def _seat_value(tournament: Tournament) -> int | None:
     if not tournament.satellite_target_id:
         return None
-    return sum(entry_price(tournament.satellite_target))
+    return tournament.satellite_target.entry_price.total
 
 
 def _check_pool_empty(tournament: Tournament) -> None:
-    pool_account = account_get(
-        kind=AccountKind.PRIZE_POOL, currency=pool_currency(tournament), ref=f"tournament:{tournament.pk}"
-    )
-    pool_account.refresh_from_db()
+    pool_account = prize_pool_account(tournament)
     if pool_account.balance != 0:
         raise refuse("books")
 

@@ -27,7 +27,6 @@ from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import (
     ENTERED,
-    BountyKind,
     Entry,
     EntryKind,
     EntryStatus,
@@ -69,24 +68,16 @@ class PaymentOption:
     ticket_id: int | None = None
 
 
-def pool_currency(tournament: Tournament) -> str:
-    return Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency
-
-
-def entry_price(tournament: Tournament) -> tuple[int, int, int]:
-    """(to the prize pool, fee, bounty) of one entry. Only knockout entrants pay a
-    bounty; the room puts up Team Pro and fixed bounties (rule 27)."""
-    if tournament.entry_kind == EntryKind.FREEROLL:
-        return 0, 0, 0
-    bounty = tournament.bounty_amount if tournament.bounty_kind == BountyKind.KNOCKOUT else 0
-    return tournament.buy_in, tournament.fee, bounty
+def _amounts(tournament: Tournament) -> tuple[int, int, int]:
+    price = tournament.entry_price
+    return price.prize, price.fee, price.bounty
 
 
 def payment_options(*, tournament: Tournament, player, now: datetime) -> list[PaymentOption]:
     """How `player` can pay an entry into `tournament` (empty for a freeroll's FREE)."""
-    price, fee, bounty = entry_price(tournament)
+    price, fee, bounty = _amounts(tournament)
     total = price + fee + bounty
-    currency = pool_currency(tournament)
+    currency = tournament.pool_currency
     if tournament.entry_kind == EntryKind.FREEROLL:
         return [PaymentOption(PaymentForm.FREE, currency, 0, True)]
     options = []
@@ -242,7 +233,7 @@ def _register(
     key: str | None,
     accounts: Mapping[AccountSpec, Account],
 ) -> Receipt:
-    price, fee, bounty = entry_price(terms)
+    price, fee, bounty = _amounts(terms)
     entry = Entry(
         tournament_id=terms.pk,
         player=player,
@@ -347,8 +338,8 @@ def _entry_terms(tournament: Tournament, now: datetime) -> tuple:
     """What an entry's rows are written with: its price and money, its chips, whether it is late."""
     return (
         tournament.entry_kind,
-        pool_currency(tournament),
-        entry_price(tournament),
+        tournament.pool_currency,
+        tournament.entry_price,
         tournament.starting_stack,
         now >= tournament.scheduled_start,
     )
@@ -395,12 +386,12 @@ def _count_and_enter(
     (unpaid: purchase_create pays it, given it as `made`), in one statement on
     PostgreSQL: the event as counted, and the purchase, None if the entry was not
     made (and the count, of an entry this request does not make, rolls back)."""
-    price, fee, bounty = entry_price(terms)
+    price, fee, bounty = _amounts(terms)
     purchase = Purchase(
         entry=entry,
         kind=PurchaseKind.ENTRY,
         form=form,
-        currency=pool_currency(terms),
+        currency=terms.pool_currency,
         price=price,
         fee=fee,
         bounty=bounty,
@@ -757,7 +748,7 @@ def purchase_create(
     if made is not None:
         return _purchase_pay(tournament, made, source_account, accounts=accounts, audit=audit)
     price, fee, bounty = amounts
-    currency = pool_currency(tournament)
+    currency = tournament.pool_currency
     ticket = None
     if form == PaymentForm.TICKET:
         try:

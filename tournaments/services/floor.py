@@ -27,9 +27,10 @@ from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
+from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import AccountKind, TransferReason
-from wallet.services import account_get, house_account, transfer_create, wallet_account
+from wallet.models import TransferReason
+from wallet.services import transfer_create, wallet_account
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
             agreed = deal.amount_for(entry.pk)
             if agreed is not None:
                 won[entry.pk] = agreed + (deal.play_for if entry.finish_best == 1 else 0)
-    pool = _prize_pool(tournament, payouts)
+    pool = prize_pool_fund(tournament, pool=sum(payouts))
     for entry in unpaid:
         amount = won.get(entry.pk, 0)
         if amount:
@@ -211,27 +212,6 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
             )
         entry.prize = amount
     Entry.objects.bulk_update(unpaid, ["prize"])
-
-
-def _prize_pool(tournament: Tournament, payouts: list[int]):
-    """The tournament's pool account; the house adds any overlay (the guarantee
-    above the entries) before the first prize leaves it."""
-    from tournaments.services.entries import pool_currency  # entries seats late entrants here
-
-    currency = pool_currency(tournament)
-    pool = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{tournament.pk}")
-    overlay = sum(payouts) - tournament.prize_contributions
-    if overlay > 0:
-        transfer_create(
-            source=house_account(currency),
-            destination=pool,
-            amount=overlay,
-            reason=TransferReason.PRIZE,
-            idempotency_key=f"tournament:{tournament.pk}:overlay",
-            memo="overlay: the guarantee above the entries",
-        )
-        pool.refresh_from_db()
-    return pool
 
 
 def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:

@@ -25,10 +25,11 @@ from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
 from tournaments.selectors import tournament_window
-from tournaments.services.entries import entry_price, pool_currency, purchase_create
+from tournaments.services.entries import purchase_create
+from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import AccountKind, TransferReason
-from wallet.services import account_get, house_account, transfer_create, wallet_account
+from wallet.models import TransferReason
+from wallet.services import house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_issue
 
 AWARDED = "tournaments.satellite.seats_awarded"
@@ -56,7 +57,7 @@ class SeatAward:
 
 def seat_value(target: Tournament) -> int:
     """What one seat in `target` costs: its buy-in, fee and knockout bounty."""
-    return sum(entry_price(target))
+    return target.entry_price.total
 
 
 def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor, now: datetime) -> SeatAward:
@@ -179,24 +180,10 @@ def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> l
 
 
 def _fund_pool(satellite: Tournament, *, pool: int, actor):
-    """The satellite's pool account holding `pool`: the house adds any overlay."""
-    currency = pool_currency(satellite)
-    account = account_get(kind=AccountKind.PRIZE_POOL, currency=currency, ref=f"tournament:{satellite.pk}")
-    if account.balance != satellite.prize_contributions:
+    """The satellite's pool account holding `pool`, once its books are checked."""
+    if prize_pool_account(satellite).balance != satellite.prize_contributions:
         raise refuse("books")
-    overlay = pool - satellite.prize_contributions
-    if overlay:
-        transfer_create(
-            source=house_account(currency),
-            destination=account,
-            amount=overlay,
-            reason=TransferReason.PRIZE,
-            idempotency_key=f"tournament:{satellite.pk}:overlay",
-            actor=actor,
-            memo="overlay: the guarantee above the entries",
-        )
-        account.refresh_from_db()
-    return account
+    return prize_pool_fund(satellite, pool=pool, actor=actor)
 
 
 def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
@@ -219,9 +206,10 @@ def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_accou
 
 def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
     """An entry in the target, paid as a satellite seat from the satellite's pool."""
-    amounts = entry_price(target)
+    price = target.entry_price
+    amounts = (price.prize, price.fee, price.bounty)
     source = pool_account
-    currency = pool_currency(target)
+    currency = target.pool_currency
     if currency != pool_account.currency:
         # A T-Money satellite into a cash event (or the reverse): the house takes the
         # seat in the satellite's money and pays the entry in the target's.
@@ -269,7 +257,7 @@ def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_acco
     """A ticket worth the seat: the satellite's pool pays the house, which pays the
     entry when the ticket is used. For the target while it has not started, else
     for any event of the target's buy-in level."""
-    price, fee, bounty = entry_price(target)
+    price, fee, bounty = target.entry_price.prize, target.entry_price.fee, target.entry_price.bounty
     transfer_create(
         source=pool_account,
         destination=house_account(pool_account.currency),
@@ -284,7 +272,7 @@ def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_acco
         owner=player,
         # A ticket covers the buy-in and fee (wallet.Ticket); the house adds the bounty.
         value=price + fee,
-        currency=pool_currency(target),
+        currency=target.pool_currency,
         expires_at=now + SEAT_TICKET_VALIDITY,
         actor=actor,
         reason=f"Seat won in satellite #{satellite.pk}",

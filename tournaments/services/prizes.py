@@ -1,0 +1,33 @@
+"""The prize pool's account, and the house's overlay into it (rule 7: a guarantee
+above what the entries paid in is the room's to add)."""
+
+from tournaments.models import Tournament
+from wallet.models import Account, AccountKind, TransferReason
+from wallet.services import account_get, house_account, transfer_create
+
+
+def prize_pool_account(tournament: Tournament) -> Account:
+    """The account holding what the event's entries paid to its prize pool."""
+    return account_get(
+        kind=AccountKind.PRIZE_POOL, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}"
+    )
+
+
+def prize_pool_fund(tournament: Tournament, *, pool: int, actor=None) -> Account:
+    """The pool account, holding `pool` once the house has added what the entries'
+    contributions fall short of it (the overlay); read again after the transfer.
+    One overlay an event: a repeated call moves nothing (its idempotency key)."""
+    account = prize_pool_account(tournament)
+    overlay = pool - tournament.prize_contributions
+    if overlay > 0:
+        transfer_create(
+            source=house_account(account.currency),
+            destination=account,
+            amount=overlay,
+            reason=TransferReason.PRIZE,
+            idempotency_key=f"tournament:{tournament.pk}:overlay",
+            actor=actor,
+            memo="overlay: the guarantee above the entries",
+        )
+        account.refresh_from_db()
+    return account
