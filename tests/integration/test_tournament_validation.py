@@ -5,10 +5,11 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.models import BlindLevel, Tournament
+from tests.unit.rules.test_validation import CODES
+from tournaments.models import EVENT_PROBLEMS, BlindLevel, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -270,6 +271,20 @@ def test_extended_late_registration_is_longer_than_late_registration(structure, 
         "extended_late_registration_minutes": [
             "Extended late registration must be longer than late registration (20 minutes)."
         ]
+    }
+
+
+def test_every_problem_the_rules_find_has_a_message():
+    assert set(EVENT_PROBLEMS) == set(CODES)
+
+
+def test_the_problems_speak_the_admins_language(structure):
+    with translation.override("da"):
+        found = problems(event(structure, scheduled_start=in_hours(-1), min_entrants=50, max_entrants=40))
+
+    assert found == {
+        "scheduled_start": ["En ny turnering skal starte i fremtiden."],
+        "max_entrants": ["Det største antal kan ikke være lavere end det mindste antal deltagere (50)."],
     }
 
 
