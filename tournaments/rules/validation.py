@@ -5,8 +5,9 @@ Each problem names the parameter an admin has to change and a code; the words ar
 the caller's (the model maps codes to translated messages), so this stays pure.
 """
 
+import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from tournaments.rules.payouts import PrizeStructure
@@ -68,7 +69,7 @@ class Problem:
 
     field: str
     code: str
-    params: dict[str, int] = field(default_factory=dict)
+    params: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def event_problems(terms: EventTerms, *, now: datetime) -> list[Problem]:
