@@ -8,13 +8,10 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.utils import timezone, translation
 
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tests.unit.rules.test_validation import CODES
+from tests.unit.rules.test_validation import ADDON, CODES, COHERENT, REBUYS
 from tournaments.models import EVENT_PROBLEMS, BlindLevel, Tournament
 
 pytestmark = pytest.mark.django_db
-
-REBUYS = {"rebuy_price": 500, "rebuy_chips": 10000, "rebuy_levels": 6}
-ADDON = {"addon_price": 500, "addon_chips": 15000}
 
 
 @pytest.fixture
@@ -43,25 +40,7 @@ def problems(tournament: Tournament) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize(
-    "fields",
-    [
-        pytest.param({}, id="freezeout"),
-        pytest.param({"entry_kind": "tmoney", "currency": "TMY"}, id="t-money"),
-        pytest.param({"entry_kind": "freeroll", "buy_in": 0, "fee": 0}, id="freeroll"),
-        pytest.param(
-            {"entry_kind": "freeroll", "buy_in": 0, "fee": 0, "rebuy_chips": 5000, "rebuy_levels": 4}, id="free-rebuys"
-        ),
-        pytest.param({"entry_kind": "ticket_only"}, id="ticket-only"),
-        pytest.param({"table_size": 2, "heads_up": True}, id="heads-up"),
-        pytest.param({"table_size": 10}, id="ten-handed"),
-        pytest.param({"break_policy": "none", "break_minutes": 0}, id="no-breaks"),
-        pytest.param({"break_policy": "interval", "break_interval_minutes": 60}, id="interval-breaks"),
-        pytest.param({**REBUYS, **ADDON, "addon_break_minutes": 3}, id="rebuys-addon-break"),
-        pytest.param({"bounty_kind": "knockout", "bounty_amount": 500}, id="knockout"),
-        pytest.param({"deals_allowed": True, "deal_leave_for_winner": 2000}, id="deal-leaves-for-winner"),
-        pytest.param({"late_registration_minutes": 20, "extended_late_registration_minutes": 90}, id="extended"),
-        pytest.param({"registration_opens_at": in_hours(-24)}, id="registration-opens-earlier"),
-    ],
+    "fields", [*COHERENT, pytest.param({"registration_opens_at": in_hours(-24)}, id="registration-opens-earlier")]
 )
 def test_a_coherent_event_is_accepted(structure, fields):
     event(structure, **fields).full_clean()

@@ -57,24 +57,31 @@ def problems(**changes) -> list[Problem]:
     return event_problems(replace(FREEZEOUT, **changes), now=NOW)
 
 
+# Coherent events, as changes to the freezeout (the model's tests use them too).
+COHERENT = [
+    pytest.param({}, id="freezeout"),
+    pytest.param({"entry_kind": "tmoney", "currency": "TMY"}, id="t-money"),
+    pytest.param({"entry_kind": "freeroll", "buy_in": 0, "fee": 0}, id="freeroll"),
+    pytest.param(
+        {"entry_kind": "freeroll", "buy_in": 0, "fee": 0, "rebuy_chips": 5000, "rebuy_levels": 4}, id="free-rebuys"
+    ),
+    pytest.param({"entry_kind": "ticket_only"}, id="ticket-only"),
+    pytest.param({"table_size": 2, "heads_up": True}, id="heads-up"),
+    pytest.param({"table_size": 10}, id="ten-handed"),
+    pytest.param({"break_policy": "none", "break_minutes": 0}, id="no-breaks"),
+    pytest.param({"break_minutes": 0, "break_seconds": 30}, id="half-minute-break"),
+    pytest.param({"break_policy": "interval", "break_interval_minutes": 60}, id="interval-breaks"),
+    pytest.param({**REBUYS, **ADDON, "addon_break_minutes": 3}, id="rebuys-addon-break"),
+    pytest.param({"bounty_kind": "knockout", "bounty_amount": 500}, id="knockout"),
+    pytest.param({"deals_allowed": True, "deal_leave_for_winner": 2000}, id="deal-leaves-for-winner"),
+    pytest.param({"late_registration_minutes": 20, "extended_late_registration_minutes": 90}, id="extended"),
+]
+
+
 @pytest.mark.parametrize(
     "changes",
     [
-        pytest.param({}, id="freezeout"),
-        pytest.param({"entry_kind": "tmoney", "currency": "TMY"}, id="t-money"),
-        pytest.param({"entry_kind": "freeroll", "buy_in": 0, "fee": 0}, id="freeroll"),
-        pytest.param(
-            {"entry_kind": "freeroll", "buy_in": 0, "fee": 0, "rebuy_chips": 5000, "rebuy_levels": 4}, id="free-rebuys"
-        ),
-        pytest.param({"entry_kind": "ticket_only"}, id="ticket-only"),
-        pytest.param({"table_size": 2, "heads_up": True}, id="heads-up"),
-        pytest.param({"break_policy": "none", "break_minutes": 0}, id="no-breaks"),
-        pytest.param({"break_minutes": 0, "break_seconds": 30}, id="half-minute-break"),
-        pytest.param({"break_policy": "interval", "break_interval_minutes": 60}, id="interval-breaks"),
-        pytest.param({**REBUYS, **ADDON, "addon_break_minutes": 3}, id="rebuys-addon-break"),
-        pytest.param({"bounty_kind": "knockout", "bounty_amount": 500}, id="knockout"),
-        pytest.param({"deal_leave_for_winner": 2000}, id="deal-leaves-for-winner"),
-        pytest.param({"extended_late_registration_minutes": 90}, id="extended"),
+        *COHERENT,
         pytest.param({"registration_opens_at": NOW - timedelta(days=1)}, id="registration-opens-earlier"),
         pytest.param(
             {"satellite_target": MAIN_EVENT, "satellite_seats": 3, "prize_structure": "satellite"}, id="satellite"
