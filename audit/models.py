@@ -3,7 +3,7 @@
 Rows of an append-only model are written once and never changed or removed: the
 model and its querysets refuse here, the admin offers no change or delete, and on
 PostgreSQL a trigger refuses UPDATE and DELETE for whatever else reaches the table
-(audit/migrations/0003_append_only.py).
+(audit/migrations/_append_only.py).
 """
 
 from django.conf import settings
