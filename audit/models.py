@@ -1,8 +1,53 @@
+"""The audit log (rule 1), and what makes it and the ledger's journal append-only.
+
+Rows of an append-only model are written once and never changed or removed: the
+model and its querysets refuse here, the admin offers no change or delete, and on
+PostgreSQL a trigger refuses UPDATE and DELETE for whatever else reaches the table
+(audit/migrations/_append_only.py).
+"""
+
 from django.conf import settings
 from django.db import models
 
 
-class AuditEntry(models.Model):
+class AppendOnlyError(Exception):
+    """An attempt to change or remove a row that is append-only (rule 1)."""
+
+
+def _refused(model: type[models.Model], what: str) -> AppendOnlyError:
+    return AppendOnlyError(f"{model._meta.verbose_name_plural} are append-only (rule 1): {what} is refused")
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """Reads, creates and bulk creates as usual; updates and deletes are refused."""
+
+    def update(self, **kwargs) -> int:
+        raise _refused(self.model, "an update")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise _refused(self.model, "a delete")
+
+
+class AppendOnlyModel(models.Model):
+    """A row that is inserted (create, bulk_create, or save() of a new instance) and
+    never saved again nor deleted."""
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *, force_insert=False, force_update=False, update_fields=None, **kwargs) -> None:
+        # A primary key means the row may exist already: save() would update it.
+        if force_update or update_fields is not None or (self.pk is not None and not force_insert):
+            raise _refused(type(self), "saving an existing row")
+        super().save(force_insert=True, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise _refused(type(self), "a delete")
+
+
+class AuditEntry(AppendOnlyModel):
     """Append-only record of a staff or admin action or a money movement (rule 1)."""
 
     action = models.CharField(max_length=64)  # dotted: "wallet.transfer.buy_in"; indexed in Meta

@@ -22,8 +22,8 @@ from config.routing import websocket_urlpatterns  # noqa: E402
 class SocketSessionMiddleware(SessionMiddleware):
     """The session (and so the user) of a socket's handshake, without channels'
     wrapper around every message the socket sends: the wrapper saves a session only
-    on an HTTP response, which a socket never sends, and it cost a fan-out to 2,000
-    sockets about 7% of its time (bench/fanout.py)."""
+    on an HTTP response, which a socket never sends, and its work on every message
+    was a share of a large fan-out's time that bench/fanout.py shows."""
 
     async def __call__(self, scope, receive, send):
         wrapper = InstanceSessionWrapper(scope, send)

@@ -1,9 +1,9 @@
 """Django's Redis cache, keeping one client a connection pool.
 
-Django's RedisCacheClient builds a new redis.Redis for every operation, about 60 µs
-of CPU each (its table of response callbacks), more than half of what a cache read
-costs on top of its round trip. A redis.Redis is safe to share between threads: it
-takes a connection from its pool for each command.
+Django's RedisCacheClient builds a new redis.Redis for every operation, with its
+table of response callbacks: a large part of what a cache read costs on top of its
+round trip. A redis.Redis is safe to share between threads: it takes a connection
+from its pool for each command.
 """
 
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache

@@ -37,8 +37,8 @@ def database_from_url(url: str) -> dict:
         "CONN_MAX_AGE": 60,
         "CONN_HEALTH_CHECKS": True,
         # Parameters bound by the server, and a statement run 5 times on a connection
-        # prepared there: registration's statements cost PostgreSQL a quarter less
-        # CPU. The portal connects directly (no pooler in transaction mode). A
+        # prepared there: the statements registration repeats are planned once per
+        # connection. The portal connects directly (no pooler in transaction mode). A
         # migration that changes a table's columns may fail one prepared statement
         # per connection: the ROLLBACK that follows drops them all.
         "OPTIONS": {"server_side_binding": True, "prepare_threshold": 5},

@@ -14,6 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from tournaments.models import EntryStatus, Table, Tournament
 from tournaments.services.refusals import TournamentError
+from wallet.money import minor_units
 
 from deals import services
 from deals.models import Negotiation, NegotiationStatus, Proposal, ProposalKind
@@ -255,4 +256,4 @@ def _minor_units(text: str, *, blank):
         raise ValueError(text) from error
     if amount != amount.quantize(Decimal("0.01")) or amount < 0:
         raise ValueError(text)
-    return int(amount * 100)
+    return minor_units(amount)

@@ -19,7 +19,6 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from lobby.templatetags.poker import money
 from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
 from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
@@ -32,6 +31,7 @@ from tournaments.services.entries import (
     payment_options,
 )
 from tournaments.services.refusals import TournamentError
+from wallet.money import format_money as money
 
 FORM_LABELS = {
     PaymentForm.CASH: gettext_lazy("Register: pay %(amount)s"),

@@ -22,7 +22,6 @@ from django.utils.translation import gettext_lazy
 
 from lobby.fresh_cache import FreshCache
 from lobby.rules_summary import applicable_rules, break_policy_text
-from lobby.templatetags.poker import money
 from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Table, Tournament, tournament_tags
 from tournaments.rules import pricing
@@ -38,6 +37,7 @@ from tournaments.selectors import (
     tournament_standings,
     tournament_tables,
 )
+from wallet.money import format_money as money
 
 LOBBY_PAGE_SIZE = 50
 # The lobby is the busiest page: its rendered parts are shared by every viewer with

@@ -6,9 +6,9 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
-from lobby.templatetags.poker import money
 from tournaments.models import Tournament
 from wallet.models import TransferReason
+from wallet.money import format_money, format_money_change
 from wallet.selectors import wallet_history, wallet_summary
 
 HISTORY_PAGE_SIZE = 25
@@ -56,7 +56,7 @@ def _ticket_row(ticket, names: dict[int, str]) -> dict:
     tournament_id = ticket.tournament_ref
     return {
         "ticket": ticket,
-        "value_text": money(ticket.value, ticket.currency),
+        "value_text": format_money(ticket.value, ticket.currency),
         "tournament_id": tournament_id if tournament_id in names else None,
         "tournament_name": names.get(tournament_id),
         "any_event": tournament_id is None,
@@ -70,8 +70,7 @@ def _history_row(row: dict, names: dict[int, str]) -> dict:
         **row,
         "reason_label": REASON_LABELS.get(row["reason"], row["reason"]),
         "credit": amount > 0,
-        # A true minus sign, and a plus for money in: the column reads at a glance.
-        "amount_text": ("+" if amount > 0 else "\u2212") + money(abs(amount), row["currency"]),
+        "amount_text": format_money_change(amount, row["currency"]),
         "tournament_id": tournament_id if tournament_id in names else None,
         "tournament_name": names.get(tournament_id),
     }

@@ -22,11 +22,6 @@ MAX_DIGITS = 12
 LONGEST_TICKET_DAYS = 5 * 366
 
 
-def minor_units(amount: Decimal) -> int:
-    """12.50 -> 1250; the field allows two decimals, so this is exact."""
-    return int((amount * 100).to_integral_exact())
-
-
 class PlayerSearchForm(forms.Form):
     q = forms.CharField(label=_("Username, screen name or email"), max_length=150, required=False)
 

@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from lobby.templatetags.poker import money
-from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm, minor_units
+from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
 from wallet.models import Currency, TransferReason
+from wallet.money import format_money, format_money_change, minor_units
 from wallet.selectors import wallet_balance, wallet_history, wallet_summary
 from wallet.services import InsufficientFunds, WalletError, deposit_create, staff_adjust, tmoney_issue
 from wallet.tickets import ticket_issue
@@ -70,7 +70,7 @@ def deposit(request, pk: int):
         data = form.cleaned_data
         amount = minor_units(data["amount"])
         deposit_create(user=player, currency=data["currency"], amount=amount, idempotency_key=key, actor=request.user)
-        return _("Deposited %(amount)s.") % {"amount": money(amount, data["currency"])}
+        return _("Deposited %(amount)s.") % {"amount": format_money(amount, data["currency"])}
 
     return _money_form(request, pk, "deposit", act)
 
@@ -91,10 +91,10 @@ def adjust(request, pk: int):
                 idempotency_key=key,
             )
         except InsufficientFunds:
-            balance = money(wallet_balance(player, data["currency"]), data["currency"])
+            balance = format_money(wallet_balance(player, data["currency"]), data["currency"])
             message = _("That would take %(player)s below zero: the balance is %(balance)s.")
             raise ValidationError({"amount": message % {"player": player, "balance": balance}}) from None
-        signed = ("+" if amount > 0 else "\u2212") + money(abs(amount), data["currency"])
+        signed = format_money_change(amount, data["currency"])
         return _("Adjusted by %(amount)s.") % {"amount": signed}
 
     return _money_form(request, pk, "adjust", act)
@@ -107,7 +107,7 @@ def tmoney(request, pk: int):
         data = form.cleaned_data
         amount = minor_units(data["amount"])
         tmoney_issue(user=player, amount=amount, reason=data["reason"], actor=request.user, idempotency_key=key)
-        return _("Issued %(amount)s.") % {"amount": money(amount, Currency.TMONEY)}
+        return _("Issued %(amount)s.") % {"amount": format_money(amount, Currency.TMONEY)}
 
     return _money_form(request, pk, "tmoney", act)
 
@@ -128,7 +128,7 @@ def ticket(request, pk: int):
             reason=data["reason"],
             actor=request.user,
         )
-        return _("Issued a ticket worth %(value)s.") % {"value": money(value, data["currency"])}
+        return _("Issued a ticket worth %(value)s.") % {"value": format_money(value, data["currency"])}
 
     return _money_form(request, pk, "ticket", act)
 
@@ -184,7 +184,7 @@ def _history_row(row: dict) -> dict:
         **row,
         "reason_label": REASON_LABELS.get(row["reason"], row["reason"]),
         "credit": amount > 0,
-        "amount_text": ("+" if amount > 0 else "\u2212") + money(abs(amount), row["currency"]),
+        "amount_text": format_money_change(amount, row["currency"]),
     }
 
 

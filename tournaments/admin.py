@@ -8,7 +8,6 @@ tournaments.services.cancellation.
 """
 
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -35,6 +34,7 @@ from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournam
 from tournaments.services.clock import tournament_pause, tournament_resume
 from tournaments.services.editing import tournament_clone, tournament_save
 from tournaments.services.refusals import TournamentError
+from wallet.money import format_plain_amount
 
 MONEY_FIELDS = frozenset(
     {
@@ -53,11 +53,6 @@ MONEY_HELP = _("In cents (minor units) of the event's currency: 1000 is 10.00.")
 # Entrants paid these terms; a refund or the prize pool must not see different ones.
 TERMS_FIXED_ONCE_ENTERED = ("entry_kind", "currency", "buy_in", "fee", "bounty_kind", "bounty_amount")
 CLONE_INTERVAL = timedelta(weeks=1)
-
-
-def money(amount: int) -> str:
-    """Minor units as a plain amount with two decimals, without floats."""
-    return f"{Decimal(amount) / 100:.2f}"
 
 
 def next_weekly_start(start: datetime, now: datetime) -> datetime:
@@ -290,7 +285,7 @@ class TournamentAdmin(admin.ModelAdmin):
     def buy_in_display(self, obj):
         if obj.entry_kind == EntryKind.FREEROLL:
             return _("Freeroll")
-        terms = f"{money(obj.buy_in)} + {money(obj.fee)} {obj.get_currency_display()}"
+        terms = f"{format_plain_amount(obj.buy_in)} + {format_plain_amount(obj.fee)} {obj.get_currency_display()}"
         if obj.entry_kind == EntryKind.TICKET_ONLY:
             return _("%(terms)s, ticket only") % {"terms": terms}
         return terms
@@ -299,7 +294,10 @@ class TournamentAdmin(admin.ModelAdmin):
     def entry_terms(self, obj):
         terms = self.buy_in_display(obj)
         if obj.bounty_amount:
-            return _("%(terms)s, bounty %(bounty)s") % {"terms": terms, "bounty": money(obj.bounty_amount)}
+            return _("%(terms)s, bounty %(bounty)s") % {
+                "terms": terms,
+                "bounty": format_plain_amount(obj.bounty_amount),
+            }
         return terms
 
     @admin.display(description=_("entrants / max"), ordering="entries_count")

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import TAG_FILTERS, BettingStructure, Game, Status, Tag, Tournament
 from wallet.models import Currency
+from wallet.money import minor_units
 
 SORTS = {
     "start": ("scheduled_start", "id"),
@@ -75,9 +76,9 @@ class LobbyFilterForm(forms.Form):
             queryset = queryset.filter(TAG_FILTERS[data["tag"]])
         # Buy-ins are typed in whole currency units and stored in minor units.
         if data.get("buy_in_min") is not None:
-            queryset = queryset.filter(buy_in__gte=int(data["buy_in_min"] * 100))
+            queryset = queryset.filter(buy_in__gte=minor_units(data["buy_in_min"]))
         if data.get("buy_in_max") is not None:
-            queryset = queryset.filter(buy_in__lte=int(data["buy_in_max"] * 100))
+            queryset = queryset.filter(buy_in__lte=minor_units(data["buy_in_max"]))
         sort = data.get("sort") or "start"
         fields = SORTS[sort.lstrip("-")]
         if sort.startswith("-"):

@@ -1,3 +1,5 @@
+import dataclasses
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -9,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from tournaments.rules.payouts import PrizeStructure as PrizeStructureRule
 from tournaments.rules.pricing import BountyKindRule, EntryKindRule, EntryPrice, entry_price, pool_currency
 from tournaments.rules.schedule import BreakKind, Level
+from tournaments.rules.validation import EventTerms, TargetEvent, event_problems
 from wallet.models import Currency
 
 
@@ -129,6 +132,46 @@ class BlindLevel(models.Model):
             errors["minutes"] = _("A level lasts at least one minute.")
         if errors:
             raise ValidationError(errors)
+
+
+# The parameters the rules judge (rules.validation), read from the fields of the same names.
+EVENT_TERMS = tuple(term.name for term in dataclasses.fields(EventTerms))
+# What each problem the rules find tells the admin, in the admin's language.
+EVENT_PROBLEMS = {
+    "start_in_past": _("A new event must start in the future."),
+    "opens_after_start": _("Registration must open before the scheduled start."),
+    "min_entrants": _("A tournament needs at least 2 entrants."),
+    "max_below_min": _("The maximum cannot be below the minimum number of entrants (%(minimum)s)."),
+    "heads_up_table_size": _("A heads-up event seats 2 players per table."),
+    "cash_currency": _("A buy-in is paid in real money: choose a currency other than T-Money."),
+    "tmoney_currency": _("A T-Money entry is paid in T-Money: choose T-Money."),
+    "buy_in_zero": _("A paid entry needs a buy-in above 0; make it a freeroll for free entry."),
+    "freeroll_buy_in": _("A freeroll has no buy-in."),
+    "freeroll_fee": _("A freeroll has no fee."),
+    "break_minutes": _("A break lasts at least one minute."),
+    "break_interval_minutes": _("Breaks every N minutes of play need N above 0."),
+    "addon_break_policy": _("An add-on break is only possible with breaks synchronised at :55 (rule 17)."),
+    "addon_break": _("An add-on break needs an add-on: set the add-on chips."),
+    "addon_break_period": _("The add-on break comes when the rebuy period ends: set the rebuy period (levels)."),
+    "rebuy_period": _("Rebuys need a rebuy period of at least one level."),
+    "rebuy_price": _("Rebuys in a paid event need a price above 0."),
+    "rebuy_chips": _("A rebuy price or fee needs rebuy chips."),
+    "addon_price": _("An add-on in a paid event needs a price above 0."),
+    "addon_chips": _("An add-on price or fee needs add-on chips."),
+    "satellite_self": _("A satellite cannot be its own target."),
+    "satellite_target_start": _("The target event must start after this satellite starts."),
+    "seats_without_target": _("Guaranteed seats need a satellite target."),
+    "seats_prize_structure": _("Guaranteed seats need the prize structure “%(structure)s”."),
+    "satellite_structure_without_target": _("Satellite seats are seats in another event: choose the satellite target."),
+    "bounty_amount": _("A bounty event needs a bounty amount above 0."),
+    "no_bounty": _("Without a bounty the bounty amount must be 0; or choose the bounty type."),
+    "deal_leave_without_deals": _("An amount left for the winner only applies when deals are allowed (rule 23.5)."),
+    "extended_late_registration": _(
+        "Extended late registration must be longer than late registration (%(minutes)s minutes)."
+    ),
+}
+# Names the messages cite, beside the figures the rules give.
+MESSAGE_LABELS = {"structure": PrizeStructure.SATELLITE.label}
 
 
 class Tournament(models.Model):
@@ -327,197 +370,17 @@ class Tournament(models.Model):
     def clean(self):
         """The parameters must describe one event the room can run (rule 3); each
         problem is attached to the field an admin has to change."""
-        start = self.scheduled_start
-        real_entry = self.entry_kind in (EntryKind.CASH, EntryKind.TMONEY)
-        paid = self.entry_kind != EntryKind.FREEROLL
         target = self.satellite_target if self.satellite_target_id else None
-        target_is_self = target is not None and self.pk is not None and target.pk == self.pk
-        extended = self.extended_late_registration_minutes
-        checks = [
-            (
-                self._state.adding and start is not None and start <= timezone.now(),
-                "scheduled_start",
-                ValidationError(_("A new event must start in the future."), code="start_in_past"),
-            ),
-            (
-                start is not None and self.registration_opens_at is not None and self.registration_opens_at >= start,
-                "registration_opens_at",
-                ValidationError(_("Registration must open before the scheduled start."), code="opens_after_start"),
-            ),
-            (
-                self.min_entrants < 2,
-                "min_entrants",
-                ValidationError(_("A tournament needs at least 2 entrants."), code="min_entrants"),
-            ),
-            (
-                self.max_entrants < self.min_entrants,
-                "max_entrants",
-                ValidationError(
-                    _("The maximum cannot be below the minimum number of entrants (%(minimum)s)."),
-                    code="max_below_min",
-                    params={"minimum": self.min_entrants},
-                ),
-            ),
-            (
-                self.heads_up and self.table_size != 2,
-                "table_size",
-                ValidationError(_("A heads-up event seats 2 players per table."), code="heads_up_table_size"),
-            ),
-            (
-                self.entry_kind == EntryKind.CASH and self.currency == Currency.TMONEY,
-                "currency",
-                ValidationError(
-                    _("A buy-in is paid in real money: choose a currency other than T-Money."), code="cash_currency"
-                ),
-            ),
-            (
-                self.entry_kind == EntryKind.TMONEY and self.currency != Currency.TMONEY,
-                "currency",
-                ValidationError(_("A T-Money entry is paid in T-Money: choose T-Money."), code="tmoney_currency"),
-            ),
-            (
-                real_entry and self.buy_in == 0,
-                "buy_in",
-                ValidationError(
-                    _("A paid entry needs a buy-in above 0; make it a freeroll for free entry."), code="buy_in_zero"
-                ),
-            ),
-            (
-                self.entry_kind == EntryKind.FREEROLL and self.buy_in > 0,
-                "buy_in",
-                ValidationError(_("A freeroll has no buy-in."), code="freeroll_buy_in"),
-            ),
-            (
-                self.entry_kind == EntryKind.FREEROLL and self.fee > 0,
-                "fee",
-                ValidationError(_("A freeroll has no fee."), code="freeroll_fee"),
-            ),
-            (
-                self.break_policy != BreakPolicyKind.NONE and self.break_minutes == 0 and not self.break_seconds,
-                "break_minutes",
-                ValidationError(_("A break lasts at least one minute."), code="break_minutes"),
-            ),
-            (
-                self.break_policy == BreakPolicyKind.INTERVAL
-                and self.break_interval_minutes == 0
-                and not self.break_interval_seconds,
-                "break_interval_minutes",
-                ValidationError(_("Breaks every N minutes of play need N above 0."), code="break_interval_minutes"),
-            ),
-            (
-                self.addon_break_minutes > 0 and self.break_policy != BreakPolicyKind.SYNCHRONISED,
-                "addon_break_minutes",
-                ValidationError(
-                    _("An add-on break is only possible with breaks synchronised at :55 (rule 17)."),
-                    code="addon_break_policy",
-                ),
-            ),
-            (
-                self.addon_break_minutes > 0 and self.addon_chips == 0,
-                "addon_break_minutes",
-                ValidationError(_("An add-on break needs an add-on: set the add-on chips."), code="addon_break"),
-            ),
-            (
-                self.addon_break_minutes > 0 and self.rebuy_levels == 0,
-                "addon_break_minutes",
-                ValidationError(
-                    _("The add-on break comes when the rebuy period ends: set the rebuy period (levels)."),
-                    code="addon_break_period",
-                ),
-            ),
-            (
-                self.rebuy_chips > 0 and self.rebuy_levels == 0,
-                "rebuy_levels",
-                ValidationError(_("Rebuys need a rebuy period of at least one level."), code="rebuy_period"),
-            ),
-            (
-                paid and self.rebuy_chips > 0 and self.rebuy_price == 0,
-                "rebuy_price",
-                ValidationError(_("Rebuys in a paid event need a price above 0."), code="rebuy_price"),
-            ),
-            (
-                self.rebuy_chips == 0 and (self.rebuy_price > 0 or self.rebuy_fee > 0),
-                "rebuy_chips",
-                ValidationError(_("A rebuy price or fee needs rebuy chips."), code="rebuy_chips"),
-            ),
-            (
-                paid and self.addon_chips > 0 and self.addon_price == 0,
-                "addon_price",
-                ValidationError(_("An add-on in a paid event needs a price above 0."), code="addon_price"),
-            ),
-            (
-                self.addon_chips == 0 and (self.addon_price > 0 or self.addon_fee > 0),
-                "addon_chips",
-                ValidationError(_("An add-on price or fee needs add-on chips."), code="addon_chips"),
-            ),
-            (
-                target_is_self,
-                "satellite_target",
-                ValidationError(_("A satellite cannot be its own target."), code="satellite_self"),
-            ),
-            (
-                target is not None and not target_is_self and start is not None and target.scheduled_start <= start,
-                "satellite_target",
-                ValidationError(
-                    _("The target event must start after this satellite starts."), code="satellite_target_start"
-                ),
-            ),
-            (
-                self.satellite_seats > 0 and target is None,
-                "satellite_seats",
-                ValidationError(_("Guaranteed seats need a satellite target."), code="seats_without_target"),
-            ),
-            (
-                self.satellite_seats > 0 and self.prize_structure != PrizeStructure.SATELLITE,
-                "satellite_seats",
-                ValidationError(
-                    _("Guaranteed seats need the prize structure “%(structure)s”."),
-                    code="seats_prize_structure",
-                    params={"structure": PrizeStructure.SATELLITE.label},
-                ),
-            ),
-            (
-                self.prize_structure == PrizeStructure.SATELLITE and target is None,
-                "prize_structure",
-                ValidationError(
-                    _("Satellite seats are seats in another event: choose the satellite target."),
-                    code="satellite_structure_without_target",
-                ),
-            ),
-            (
-                self.bounty_kind != BountyKind.NONE and self.bounty_amount == 0,
-                "bounty_amount",
-                ValidationError(_("A bounty event needs a bounty amount above 0."), code="bounty_amount"),
-            ),
-            (
-                self.bounty_kind == BountyKind.NONE and self.bounty_amount > 0,
-                "bounty_amount",
-                ValidationError(
-                    _("Without a bounty the bounty amount must be 0; or choose the bounty type."), code="no_bounty"
-                ),
-            ),
-            (
-                not self.deals_allowed and self.deal_leave_for_winner > 0,
-                "deal_leave_for_winner",
-                ValidationError(
-                    _("An amount left for the winner only applies when deals are allowed (rule 23.5)."),
-                    code="deal_leave_without_deals",
-                ),
-            ),
-            (
-                extended is not None and extended <= self.late_registration_minutes,
-                "extended_late_registration_minutes",
-                ValidationError(
-                    _("Extended late registration must be longer than late registration (%(minutes)s minutes)."),
-                    code="extended_late_registration",
-                    params={"minutes": self.late_registration_minutes},
-                ),
-            ),
-        ]
+        terms = EventTerms(
+            **{name: getattr(self, name) for name in EVENT_TERMS if name != "satellite_target"},
+            satellite_target=TargetEvent(target.pk, target.scheduled_start) if target else None,
+        )
         errors: dict[str, list[ValidationError]] = {}
-        for failed, field, error in checks:
-            if failed:
-                errors.setdefault(field, []).append(error)
+        for problem in event_problems(terms, now=timezone.now()):
+            error = ValidationError(
+                EVENT_PROBLEMS[problem.code], code=problem.code, params={**MESSAGE_LABELS, **problem.params}
+            )
+            errors.setdefault(problem.field, []).append(error)
         if errors:
             raise ValidationError(errors)
 

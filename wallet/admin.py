@@ -1,16 +1,11 @@
 """The ledger, for reading only: value moves through wallet.services, never here."""
 
-from decimal import Decimal
-
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from audit.admin import AppendOnlyAdmin
 from wallet.models import Account, Transfer
-
-
-def money(amount: int, currency: str) -> str:
-    return f"{Decimal(amount) / 100:.2f} {currency}"
+from wallet.money import format_plain_amount
 
 
 @admin.register(Account)
@@ -22,7 +17,7 @@ class AccountAdmin(AppendOnlyAdmin):
 
     @admin.display(description=_("balance"), ordering="balance")
     def balance_display(self, account):
-        return money(account.balance, account.currency)
+        return f"{format_plain_amount(account.balance)} {account.currency}"
 
 
 @admin.register(Transfer)
@@ -44,4 +39,4 @@ class TransferAdmin(AppendOnlyAdmin):
 
     @admin.display(description=_("amount"), ordering="amount")
     def amount_display(self, transfer):
-        return money(transfer.amount, transfer.source.currency)
+        return f"{format_plain_amount(transfer.amount)} {transfer.source.currency}"

@@ -1,16 +1,19 @@
 """The ledger: the only way value moves (see ARCHITECTURE.md, Money).
 
 An account holds one currency. A transfer moves an amount between two accounts of
-the same currency and is never updated or deleted. `Account.balance` is the sum of
-the account's transfers, kept beside them under the account's row lock so that a
-balance can be checked (and constrained to stay >= 0) without summing the journal;
-`wallet_audit` proves the two agree.
+the same currency and is never updated or deleted (audit.models.AppendOnlyModel, and
+a trigger on PostgreSQL). `Account.balance` is the sum of the account's transfers,
+kept beside them under the account's row lock so that a balance can be checked (and
+constrained to stay >= 0) without summing the journal; `wallet_audit` proves the two
+agree.
 """
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+from audit.models import AppendOnlyModel
 
 
 class Currency(models.TextChoices):
@@ -72,7 +75,7 @@ class Account(models.Model):
         return f"{self.get_kind_display()} {self.currency} ({who})"
 
 
-class Transfer(models.Model):
+class Transfer(AppendOnlyModel):
     # Every registration writes transfers: no index that another already covers
     # (the accounts' by (account, created_at); the key's unique one, without the
     # pattern index a unique=True CharField gets on PostgreSQL).

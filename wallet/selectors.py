@@ -35,7 +35,7 @@ class WalletSummary:
 
 
 def wallet_summary(user, *, now: datetime | None = None) -> WalletSummary:
-    """The player's balances and the tickets they hold, in two queries.
+    """The player's balances and the tickets they hold, each read in one go.
 
     Balances: cash per currency and T-Money, the preferred currency first (shown
     even at zero, and even before its account exists), other cash by currency,
@@ -69,8 +69,8 @@ def wallet_history(user) -> QuerySet:
     dicts: pk, created_at, reason, signed_amount (+ in, - out), currency, memo, and
     counterpart_ref (the other account's ref, e.g. "tournament:42", or "").
 
-    One query per slice and one to count, however long the history: it suits a
-    Paginator.
+    A query per slice and one to count, whose cost does not grow with the length of
+    the history: it suits a Paginator.
     """
     mine = Account.objects.filter(owner=user, kind__in=PLAYER_KINDS).values("pk")
     incoming = Q(destination__in=mine)

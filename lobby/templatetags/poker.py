@@ -1,36 +1,14 @@
-"""How the room writes money, chips and tags, in the viewer's language."""
-
-from decimal import Decimal
+"""The lobby's own template tags: levels, clocks, tags, the language switcher and
+the viewer's own cards. Money is `{% load money %}` (wallet), chips `{% load chips %}`
+(tournaments)."""
 
 from django import template
 from django.conf import settings
 from django.urls import translate_url
-from django.utils import formats, translation
 
 from tournaments.models import Tag
 
 register = template.Library()
-
-SYMBOLS = {"EUR": "€", "USD": "$", "DKK": "kr.", "TMY": "T$"}
-
-
-@register.filter
-def money(amount, currency: str) -> str:
-    """Minor units as the viewer reads money: "€1,234.50" in English, "1.234,50 €" in Danish."""
-    if amount is None:
-        return ""
-    value = Decimal(int(amount)) / 100
-    places = 0 if value == value.to_integral() else 2
-    number = formats.number_format(value, places, use_l10n=True, force_grouping=True)
-    symbol = SYMBOLS.get(currency, currency)
-    if translation.get_language() == "da" or currency == "DKK":
-        return f"{number}\u00a0{symbol}"
-    return f"{symbol}{number}"
-
-
-@register.filter
-def chips(amount) -> str:
-    return formats.number_format(int(amount or 0), 0, use_l10n=True, force_grouping=True)
 
 
 @register.filter

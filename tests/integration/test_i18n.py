@@ -1,13 +1,17 @@
 """The lobby and Tournament Info in English (at /) and Danish (under /da/)."""
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone, translation
 
-from lobby.templatetags.poker import chips, money
 from tests.factories import BlindStructureFactory, TournamentFactory
+from tournaments.templatetags.chips import chips
+from wallet.money import format_money as money
+from wallet.money import format_money_change, format_plain_amount, minor_units
 
 NBSP = "\u00a0"
 # Written out here rather than taken from Django, so a wrong catalogue shows.
@@ -87,6 +91,34 @@ def test_money_is_written_the_way_the_language_writes_it(language, amount, curre
 def test_chips_are_grouped_in_the_languages_way(language, expected):
     with translation.override(language):
         assert chips(1_234_567) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "amount", "expected"),
+    [("en", 500, "+€5"), ("en", -1_250, "\u2212€12.50"), ("da", -1_250, f"\u221212,50{NBSP}€")],
+)
+def test_a_change_of_money_carries_a_plus_or_a_true_minus(language, amount, expected):
+    with translation.override(language):
+        assert format_money_change(amount, "EUR") == expected
+
+
+def test_staff_screens_write_plain_amounts_and_read_typed_ones_exactly():
+    assert format_plain_amount(123_456) == "1234.56"
+    assert format_plain_amount(5) == "0.05"
+    assert minor_units(Decimal("12.50")) == 1_250
+    assert minor_units(Decimal("0.29")) == 29
+
+
+@pytest.mark.parametrize("app", ["deals", "support"])
+def test_the_staff_and_deal_templates_write_money_without_the_lobbys_tags(app):
+    loads = [
+        line.split("%}")[0].split()[2:]
+        for path in (settings.BASE_DIR / "templates" / app).glob("*.html")
+        for line in path.read_text().splitlines()
+        if "{% load " in line
+    ]
+    assert any("money" in libraries for libraries in loads)
+    assert [libraries for libraries in loads if "poker" in libraries] == []
 
 
 # The lobby

@@ -5,15 +5,13 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.models import BlindLevel, Tournament
+from tests.unit.rules.test_validation import ADDON, CODES, COHERENT, REBUYS
+from tournaments.models import EVENT_PROBLEMS, BlindLevel, Tournament
 
 pytestmark = pytest.mark.django_db
-
-REBUYS = {"rebuy_price": 500, "rebuy_chips": 10000, "rebuy_levels": 6}
-ADDON = {"addon_price": 500, "addon_chips": 15000}
 
 
 @pytest.fixture
@@ -42,25 +40,7 @@ def problems(tournament: Tournament) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize(
-    "fields",
-    [
-        pytest.param({}, id="freezeout"),
-        pytest.param({"entry_kind": "tmoney", "currency": "TMY"}, id="t-money"),
-        pytest.param({"entry_kind": "freeroll", "buy_in": 0, "fee": 0}, id="freeroll"),
-        pytest.param(
-            {"entry_kind": "freeroll", "buy_in": 0, "fee": 0, "rebuy_chips": 5000, "rebuy_levels": 4}, id="free-rebuys"
-        ),
-        pytest.param({"entry_kind": "ticket_only"}, id="ticket-only"),
-        pytest.param({"table_size": 2, "heads_up": True}, id="heads-up"),
-        pytest.param({"table_size": 10}, id="ten-handed"),
-        pytest.param({"break_policy": "none", "break_minutes": 0}, id="no-breaks"),
-        pytest.param({"break_policy": "interval", "break_interval_minutes": 60}, id="interval-breaks"),
-        pytest.param({**REBUYS, **ADDON, "addon_break_minutes": 3}, id="rebuys-addon-break"),
-        pytest.param({"bounty_kind": "knockout", "bounty_amount": 500}, id="knockout"),
-        pytest.param({"deals_allowed": True, "deal_leave_for_winner": 2000}, id="deal-leaves-for-winner"),
-        pytest.param({"late_registration_minutes": 20, "extended_late_registration_minutes": 90}, id="extended"),
-        pytest.param({"registration_opens_at": in_hours(-24)}, id="registration-opens-earlier"),
-    ],
+    "fields", [*COHERENT, pytest.param({"registration_opens_at": in_hours(-24)}, id="registration-opens-earlier")]
 )
 def test_a_coherent_event_is_accepted(structure, fields):
     event(structure, **fields).full_clean()
@@ -270,6 +250,20 @@ def test_extended_late_registration_is_longer_than_late_registration(structure, 
         "extended_late_registration_minutes": [
             "Extended late registration must be longer than late registration (20 minutes)."
         ]
+    }
+
+
+def test_every_problem_the_rules_find_has_a_message():
+    assert set(EVENT_PROBLEMS) == set(CODES)
+
+
+def test_the_problems_speak_the_admins_language(structure):
+    with translation.override("da"):
+        found = problems(event(structure, scheduled_start=in_hours(-1), min_entrants=50, max_entrants=40))
+
+    assert found == {
+        "scheduled_start": ["En ny turnering skal starte i fremtiden."],
+        "max_entrants": ["Det største antal kan ikke være lavere end det mindste antal deltagere (50)."],
     }
 
 

@@ -5,7 +5,7 @@ import random
 from collections.abc import Hashable, Mapping
 
 
-def hand_result(stacks: Mapping[Hashable, int], rng: random.Random, *, bust_chance: float = 0.3) -> dict:
+def hand_result(stacks: Mapping[Hashable, int], rng: random.Random, *, bust_chance: float = 0.3) -> dict[Hashable, int]:
     """Every player's stack after one random hand at a table: one player wins chips
     from one other; often the loser is all in and out, now and then a second player
     busts in the same hand (rule 12's groups). Chips are conserved."""

@@ -52,6 +52,7 @@ def prizes(finishes: Sequence[Finish], payouts: Sequence[int]) -> dict[Hashable,
     for (best, worst), players in groups.items():
         total = sum(payouts[place - 1] for place in range(best, worst + 1) if place <= len(payouts))
         share, odd = divmod(total, len(players))
-        for rank, player in enumerate(sorted(players)):
+        # The keys of one call are of one orderable kind (entry ids), which Hashable cannot say.
+        for rank, player in enumerate(sorted(players)):  # type: ignore[type-var]
             won[player] = share + (1 if rank < odd else 0)
     return won

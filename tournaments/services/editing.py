@@ -2,6 +2,8 @@
 
 from datetime import datetime
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -31,7 +33,9 @@ def clock_look_now(tournament: Tournament) -> None:
     tournament.tick_at = None
 
 
-def tournament_save(*, tournament: Tournament, actor, changed: list[str], created: bool) -> Tournament:
+def tournament_save(
+    *, tournament: Tournament, actor: AbstractBaseUser | AnonymousUser, changed: list[str], created: bool
+) -> Tournament:
     """Store an admin's edit of an event and audit it (rule 3: parameters may change)."""
     with transaction.atomic():
         clock_look_now(tournament)
@@ -46,7 +50,7 @@ def tournament_save(*, tournament: Tournament, actor, changed: list[str], create
     return tournament
 
 
-def tournament_clone(*, tournament: Tournament, actor, start: datetime) -> Tournament:
+def tournament_clone(*, tournament: Tournament, actor: AbstractBaseUser | AnonymousUser, start: datetime) -> Tournament:
     """A copy of an event at a new start time, with no entries (recurring events)."""
     with transaction.atomic():
         clone = Tournament.objects.get(pk=tournament.pk)
@@ -55,14 +59,14 @@ def tournament_clone(*, tournament: Tournament, actor, start: datetime) -> Tourn
         clone.status = Status.ANNOUNCED
         clone.entries_count = 0
         clone.prize_contributions = 0
+        unplayed = Tournament()
         for field in CLONE_RESETS:
-            setattr(clone, field, Tournament._meta.get_field(field).get_default())
+            setattr(clone, field, getattr(unplayed, field))
         clock_look_now(clone)
         shift = start - tournament.scheduled_start
         clone.scheduled_start = start
         if tournament.registration_opens_at is not None:
             clone.registration_opens_at = tournament.registration_opens_at + shift
-        clone._state.adding = True
         clone.save()
         audit_log(action="tournaments.tournament.cloned", subject=clone, actor=actor, data={"from": tournament.pk})
         record(TournamentChanged(clone.pk, created=True))

@@ -122,9 +122,9 @@ def test_every_paid_place_cashes_in_a_big_field_with_a_small_pool():
 
 
 def test_a_big_field_pays_out_in_milliseconds():
-    # Lobby pages recompute this on every registration (rule 7). It takes a few
-    # milliseconds; the bound is loose enough for a busy machine and still catches
-    # the exact-fraction blow-up that once took ten seconds for a flat table.
+    # Lobby pages recompute this on every registration (rule 7). The bound is loose
+    # enough for a busy machine and still catches the exact-fraction blow-up a flat
+    # table once suffered.
     began = time.perf_counter()
     for structure in CURVED:
         assert sum(payout_table(structure=structure, entrants=5_000, pool=10**9)) == 10**9
