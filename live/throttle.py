@@ -32,7 +32,7 @@ _carried_until: dict[str, float] = {}
 @dataclass(frozen=True)
 class Throttle:
     """What the messages about `subject` share: at most one a second; `trailing` is
-    the task that sends the end-of-second message (it calls trailing_began first)."""
+    the task that sends the end-of-second message (calling trailing_began first)."""
 
     subject: str
     trailing: Signature = field(compare=False, repr=False)
@@ -63,12 +63,11 @@ class Throttle:
             _carried_until[self.subject] = time.monotonic() + (due - time.time()) - CARRY_MARGIN_SECONDS
         return False
 
-
-def trailing_began(subject: str) -> None:
-    """The end-of-second message is being sent: a change from now on is not carried
-    by it, and the next second begins now."""
-    cache.delete(_trailing_key(subject))
-    cache.set(_sent_key(subject), True, timeout=THROTTLE_SECONDS)
+    def trailing_began(self) -> None:
+        """The end-of-second message is being sent: a change from now on is not carried
+        by it, and the next second begins now."""
+        cache.delete(_trailing_key(self.subject))
+        cache.set(_sent_key(self.subject), True, timeout=THROTTLE_SECONDS)
 
 
 def _sent_key(subject: str) -> str:

@@ -24,7 +24,7 @@ from django.utils import timezone, translation
 
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name
-from live.throttle import Throttle, trailing_began
+from live.throttle import Throttle
 from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, table_live_html, tournament_live_html
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
@@ -64,13 +64,12 @@ def publish(events: Sequence[object]) -> list[Message]:
     if created:  # where a new event goes depends on each viewer's filters: the lobby fetches its list again
         messages += [Part(group_name("lobby", language=language), _reload) for language in LANGUAGES]
     for tournament_id, clock_only in changed.items():
-        throttle = Throttle(f"tournament-{tournament_id}", tournament_publish_task.s(tournament_id))
         messages += tournament_parts(
             tournament_id,
             readers[tournament_id],
             clock_only=clock_only,
             lobby=tournament_id not in created,
-            throttle=throttle,
+            throttle=_throttle(tournament_id),
         )
     for tournament_id, numbers in tables.items():
         messages += table_parts(tournament_id, readers[tournament_id], sorted(numbers))
@@ -117,8 +116,13 @@ def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
 
 def tournament_publish_trailing(tournament_id: int) -> None:
     """The message at the end of a throttled second (lobby.tasks)."""
-    trailing_began(f"tournament-{tournament_id}")
+    _throttle(tournament_id).trailing_began()
     tournament_publish(tournament_id)
+
+
+def _throttle(tournament_id: int) -> Throttle:
+    """An event's lobby row and Tournament Info hear of it at most once a second."""
+    return Throttle(f"tournament-{tournament_id}", tournament_publish_task.s(tournament_id))
 
 
 def _reader(tournament_id: int) -> Reader:

@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from live import throttle as throttle_module
-from live.throttle import CARRY_MARGIN_SECONDS, THROTTLE_SECONDS, Throttle, trailing_began
+from live.throttle import CARRY_MARGIN_SECONDS, THROTTLE_SECONDS, Throttle
 
 
 class Task:
@@ -93,7 +93,7 @@ def test_the_end_of_second_message_begins_the_next_second(event, task, monkeypat
     assert changed(event)
     assert not changed(event)
 
-    trailing_began(event.subject)  # the queued message is being sent
+    event.trailing_began()  # the queued message is being sent
     monkeypatch.setattr(throttle_module, "_carried_until", {})  # (once it is due, nothing is carried)
 
     assert not changed(event)  # within the second it began: one more message at its end
