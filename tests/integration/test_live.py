@@ -6,6 +6,7 @@ messages, to whom, after how many reads of who is listening."""
 
 import asyncio
 import json
+import logging
 import time
 from datetime import timedelta
 from types import SimpleNamespace
@@ -23,7 +24,7 @@ from django.utils import timezone
 from config.asgi import application
 from deals.events import NegotiationChanged
 from deals.services import chop_request
-from live import groups, sending, throttle
+from live import delivery, groups, sending, throttle
 from live.delivery import deliver
 from live.groups import listened_key, mark_listened
 from live.throttle import THROTTLE_SECONDS
@@ -602,3 +603,34 @@ def test_a_negotiation_tells_its_listening_players_and_staff_what_to_fetch_again
     parts = [f"deal-{negotiation.pk}", f"deal-card-{tournament.pk}"]
     assert sorted(sent.refreshes) == sorted([(f"user-{players[1].pk}", parts), ("staff", ["tickets", *parts])])
     assert len(reads) == 1
+
+
+def test_a_publisher_that_fails_costs_the_others_nothing(event, sent, monkeypatch, caplog):
+    def failing(events):
+        raise LookupError("a publisher's bug")
+
+    monkeypatch.setattr(delivery, "_publishers", [failing, lobby_live.publish])
+    listening("lobby.en")
+
+    with caplog.at_level(logging.ERROR, logger="live.delivery"):
+        deliver([TournamentChanged(event.pk)])
+
+    assert sent.groups() == ["lobby.en"]
+    assert "Live updates for 1 events were not published" in caplog.text
+
+
+def test_a_committed_change_stands_when_its_live_updates_cannot_be_sent(
+    event, sent, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    def down(self, keys, *args, **kwargs):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(type(caches["default"]), "get_many", down)
+    alice = funded("alice")
+
+    with caplog.at_level(logging.ERROR, logger="live.delivery"), django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
+
+    assert Tournament.objects.get(pk=event.pk).entries_count == 1
+    assert sent.texts == sent.refreshes == []
+    assert "live messages were not sent" in caplog.text
