@@ -10,8 +10,9 @@ N WebSocket clients (asyncio, in this process, each its own TCP connection, its
 handshake and frames by websockets' sans-I/O protocol; N = 2,000 by default) subscribe to
 `tournament-<id>.en` at `/ws/live/`, as Tournament Info does. Then, once a round,
 this process changes the tournament's level and publishes it the way the clock
-does (lobby.live.tournament_publish: the clock card rendered, then sent to the
-group) and every client notes when the message arrives. Latency of a client: its
+does, less the throttle (lobby.live.tournament_publish, through live.delivery: one
+read of who listens, the clock card rendered, then sent to the group) and every
+client notes when the message arrives. Latency of a client: its
 arrival minus the moment the publish began. Per round: median, 99th percentile and
 last (the time until all N have it), and messages delivered per second per ASGI
 process (N over the last latency, over the processes). Rounds are a second apart.

@@ -1,10 +1,10 @@
 """A negotiation's changes, live: each participant's own group and the staff group
 are told which parts to fetch again (nothing private travels in the message)."""
 
-import json
+from collections.abc import Sequence
 
-from live.outbox import publisher
-from tournaments.consumers import group_name, live_send
+from live.delivery import Message, Refresh, publisher
+from live.groups import group_name
 
 from deals.events import NegotiationChanged
 from deals.models import Negotiation
@@ -14,15 +14,12 @@ def connect() -> None:
     publisher(publish)
 
 
-def publish(events) -> None:
+def publish(events: Sequence[object]) -> list[Message]:
+    messages: list[Message] = []
     for negotiation_id in dict.fromkeys(e.negotiation_id for e in events if isinstance(e, NegotiationChanged)):
-        on_negotiation_changed(None, negotiation_id=negotiation_id)
-
-
-def on_negotiation_changed(sender, *, negotiation_id: int, **_):
-    negotiation = Negotiation.objects.select_related("tournament").get(pk=negotiation_id)
-    parts = [f"deal-{negotiation.pk}", f"deal-card-{negotiation.tournament_id}"]
-    players = negotiation.participants.values_list("entry__player_id", flat=True)
-    for player_id in players:
-        live_send(group_name("user", user_id=player_id), json.dumps({"refresh": parts}))
-    live_send(group_name("staff"), json.dumps({"refresh": ["tickets", *parts]}))
+        negotiation = Negotiation.objects.get(pk=negotiation_id)
+        parts = (f"deal-{negotiation.pk}", f"deal-card-{negotiation.tournament_id}")
+        players = negotiation.participants.values_list("entry__player_id", flat=True)
+        messages += [Refresh(group_name("user", user_id=player_id), parts) for player_id in players]
+        messages.append(Refresh(group_name("staff"), ("tickets", *parts)))
+    return messages

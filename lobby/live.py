@@ -1,42 +1,39 @@
-"""Live updates (ARCHITECTURE, "Live updates"): what the services announce once a
-change is committed (tournaments.events, wallet.events) becomes messages to the
-groups pages subscribe to (tournaments.consumers), carried by static/js/portal.js.
+"""What the tournaments' and the ledger's committed events (tournaments.events,
+wallet.events) mean to the pages: messages for live.delivery, which sends them to
+the groups somebody listens to (live.groups), carried by static/js/portal.js.
 
 - Shared groups get rendered partials that htmx swaps in out of band: the lobby's
-  row of an event, and Tournament Info's status, entrants, prizes and clock. They
-  are rendered once per language, in UTC (the browser shows times in its own zone),
-  and at most once a second per event: a registration storm is one message a
-  second, the last one always showing the final state. Only for groups a socket
-  has joined lately: nothing is rendered for nobody.
+  row of an event, and Tournament Info's status, entrants, prizes and clock
+  (the clock alone when that is all that changed). Rendered once per language, in
+  UTC (the browser shows times in its own zone), at most once a second per event
+  (live.throttle). A new event asks every lobby to fetch its list again: where it
+  goes depends on each viewer's filters.
 - A table's group gets the table (seats, stacks, button, the hand it is on) each
   time it changes.
 - A player's own group gets only the names of what to fetch again (their
-  registration card, their balances), those asked for together in one message:
-  what is private is rendered for them alone, by the request that fetches it.
+  registration card, their balances): what is private is rendered for them alone,
+  by the request that fetches it.
 """
 
 import datetime
+import functools
 import json
-import threading
-import time
+from collections.abc import Callable, Sequence
 
-from django.conf import settings
-from django.core.cache import cache
 from django.utils import timezone, translation
 
-from live.outbox import publisher
+from live.delivery import Message, Part, Refresh, publisher, send
+from live.groups import LANGUAGES, group_name
+from live.throttle import Throttle
+from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, table_live_html, tournament_live_html
-from tournaments.consumers import UNHEARD_SECONDS, group_name, listened, listened_key, live_refresh, live_send
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
 from tournaments.models import Tournament
 from wallet.events import BalancesChanged
 
-# An event's shared groups hear of it at most this often.
-THROTTLE_SECONDS = 1
-# A queued end-of-second message is taken to carry changes until this long before it is due.
-CARRY_MARGIN_SECONDS = 0.1
-# In this process: until when, by event, a queued end-of-second message carries any change.
-_carried_until: dict[int, float] = {}
+RELOAD = json.dumps({"reload": True})
+
+Reader = Callable[[], Tournament | None]
 
 
 def connect() -> None:
@@ -44,140 +41,113 @@ def connect() -> None:
     publisher(publish)
 
 
-def publish(events) -> None:
+def publish(events: Sequence[object]) -> list[Message]:
+    """The messages of one commit's events: each group's once, whatever the events repeat."""
+    changed: dict[int, bool] = {}  # by event: whether only its clock changed
+    created: set[int] = set()
+    tables: dict[int, set[int]] = {}
+    refreshes: list[Message] = []
     for event in events:
-        if isinstance(event, TournamentChanged):
-            on_tournament_changed(
-                None, tournament_id=event.tournament_id, created=event.created, clock_only=event.clock_only
-            )
-        elif isinstance(event, EntryChanged):
-            on_entry_changed(None, tournament_id=event.tournament_id, player_id=event.player_id)
-        elif isinstance(event, TablesChanged):
-            on_tables_changed(None, tournament_id=event.tournament_id, numbers=list(event.numbers))
-        elif isinstance(event, BalancesChanged):
-            on_balances_changed(None, owner_ids=set(event.owner_ids))
+        match event:
+            case TournamentChanged(tournament_id=tournament_id, created=new, clock_only=clock_only):
+                changed[tournament_id] = changed.get(tournament_id, True) and clock_only
+                if new:
+                    created.add(tournament_id)
+            case TablesChanged(tournament_id=tournament_id, numbers=numbers):
+                tables.setdefault(tournament_id, set()).update(numbers)
+            case EntryChanged(tournament_id=tournament_id, player_id=player_id):
+                refreshes.append(Refresh(group_name("user", user_id=player_id), (f"registration-{tournament_id}",)))
+            case BalancesChanged(owner_ids=owner_ids):
+                refreshes += [Refresh(group_name("user", user_id=owner), ("balances",)) for owner in sorted(owner_ids)]
+    readers = {tournament_id: _reader(tournament_id) for tournament_id in [*changed, *tables]}
+    messages: list[Message] = []
+    if created:  # where a new event goes depends on each viewer's filters: the lobby fetches its list again
+        messages += [Part(group_name("lobby", language=language), _reload) for language in LANGUAGES]
+    for tournament_id, clock_only in changed.items():
+        messages += tournament_parts(
+            tournament_id,
+            readers[tournament_id],
+            clock_only=clock_only,
+            lobby=tournament_id not in created,
+            throttle=_throttle(tournament_id),
+        )
+    for tournament_id, numbers in tables.items():
+        messages += table_parts(tournament_id, readers[tournament_id], sorted(numbers))
+    return messages + refreshes
 
 
-def on_tournament_changed(
-    sender, *, tournament_id: int, created: bool, clock_only: bool = False, player_id: int | None = None, **_
-):
-    if created:
-        # Where a new event goes depends on each viewer's filters: their page fetches its list again.
-        for language in _languages():
-            live_send(group_name("lobby", language=language), json.dumps({"reload": True}))
-    if time.monotonic() < _carried_until.get(tournament_id, 0.0):
-        return  # a queued end-of-second message carries it: no Redis round trip
-    # An end-of-second message renders when it runs, so it carries every change
-    # committed until then; its key, which says when it is due, is there until it
-    # runs. Found there now (after this change's commit), it carries this change, and
-    # this process's others until it is due. One round trip reads both keys.
-    sent, trailing = _sent_key(tournament_id), _trailing_key(tournament_id)
-    # The player whose entry changed it is told next (their refreshes): whether a page
-    # of theirs listens is read in the same round trip.
-    own = group_name("user", user_id=player_id) if player_id is not None else None
-    found = cache.get_many([sent, trailing, *([listened_key(own)] if own else [])])
-    if own and listened_key(own) not in found:
-        _unheard.group, _unheard.until = own, time.monotonic() + UNHEARD_SECONDS
-    if sent not in found and cache.add(sent, True, timeout=THROTTLE_SECONDS):
-        tournament_publish(tournament_id, clock_only=clock_only)
-        return
-    queued = found.get(trailing)
-    if queued is None:
-        # Sent within the second: one more message at its end carries whatever changed since.
-        due = time.time() + THROTTLE_SECONDS
-        if cache.add(trailing, due, timeout=THROTTLE_SECONDS * 5):
-            from lobby.tasks import tournament_publish_task  # the task calls this module
-
-            tournament_publish_task.apply_async((tournament_id,), countdown=THROTTLE_SECONDS)
-            queued = due
-        else:  # another request queued it just now
-            queued = cache.get(trailing)
-    if queued is not None:
-        _carry(tournament_id, until=queued)
+def tournament_parts(
+    tournament_id: int,
+    tournament: Reader,
+    *,
+    clock_only: bool = False,
+    lobby: bool = True,
+    throttle: Throttle | None = None,
+) -> list[Part]:
+    """The event's lobby row (if `lobby` and not only its clock changed) and Tournament
+    Info's changing parts (the clock alone if `clock_only`), in every language."""
+    now = timezone.now()
+    parts = []
+    for language in LANGUAGES:
+        if lobby and not clock_only:
+            row = _in(language, functools.partial(lobby_row_html, tournament_id))
+            parts.append(Part(group_name("lobby", language=language), row, throttle))
+        info = _in(language, functools.partial(_info_html, tournament, now, clock_only))
+        parts.append(Part(group_name("tournament", language=language, tournament_id=tournament_id), info, throttle))
+    return parts
 
 
-def _carry(tournament_id: int, *, until: float) -> None:
-    """The message queued for `until` (time.time()) carries this process's changes to
-    the event until a little before then: they cost no Redis round trip."""
-    _carried_until[tournament_id] = time.monotonic() + (until - time.time()) - CARRY_MARGIN_SECONDS
+def table_parts(tournament_id: int, tournament: Reader, numbers: list[int]) -> list[Part]:
+    """Each changed table, as it is now. Not throttled: a table changes once a hand."""
+    return [
+        Part(
+            group_name("table", language=language, tournament_id=tournament_id, table=number),
+            _in(language, functools.partial(_table_html, tournament, number)),
+        )
+        for language in LANGUAGES
+        for number in numbers
+    ]
+
+
+def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
+    """Send the event's lobby row and Tournament Info parts as they are now, at once."""
+    send(tournament_parts(tournament_id, _reader(tournament_id), clock_only=clock_only))
 
 
 def tournament_publish_trailing(tournament_id: int) -> None:
     """The message at the end of a throttled second (lobby.tasks)."""
-    cache.delete(_trailing_key(tournament_id))
-    cache.set(_sent_key(tournament_id), True, timeout=THROTTLE_SECONDS)
+    _throttle(tournament_id).trailing_began()
     tournament_publish(tournament_id)
 
 
-def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
-    """Send the event's lobby row and Tournament Info parts (only the clock when
-    that is all that changed), as they are now, to the groups of every language."""
-    lobbies = {language: group_name("lobby", language=language) for language in _languages()}
-    infos = {language: group_name("tournament", language=language, tournament_id=tournament_id) for language in lobbies}
-    audience = listened([*([] if clock_only else lobbies.values()), *infos.values()])
-    if not audience:
-        return
-    tournament = (
-        Tournament.objects.select_related("blind_structure", "satellite_target").filter(pk=tournament_id).first()
-    )
-    if tournament is None:
-        return
-    now = timezone.now()
-    for language, lobby in lobbies.items():
+def _throttle(tournament_id: int) -> Throttle:
+    """An event's lobby row and Tournament Info hear of it at most once a second."""
+    return Throttle(f"tournament-{tournament_id}", tournament_publish_task.s(tournament_id))
+
+
+def _reader(tournament_id: int) -> Reader:
+    """The tournament, read once, when a part first renders it."""
+    related = Tournament.objects.select_related("blind_structure", "satellite_target")
+    return functools.cache(lambda: related.filter(pk=tournament_id).first())
+
+
+def _reload() -> str:
+    return RELOAD
+
+
+def _info_html(tournament: Reader, now: datetime.datetime, clock_only: bool) -> str:
+    return tournament_live_html(loaded, now, clock_only=clock_only) if (loaded := tournament()) else ""
+
+
+def _table_html(tournament: Reader, number: int) -> str:
+    return table_live_html(loaded, number) if (loaded := tournament()) else ""
+
+
+def _in(language: str, render: Callable[[], str]) -> Callable[[], str]:
+    """`render`, for the pages of `language`: in it, and in UTC."""
+
+    def rendered() -> str:
         with translation.override(language), timezone.override(datetime.UTC):
-            if lobby in audience and (row := lobby_row_html(tournament_id)):
-                live_send(lobby, row)
-            if infos[language] in audience:
-                live_send(infos[language], tournament_live_html(tournament, now, clock_only=clock_only))
+            return render()
 
-
-def on_tables_changed(sender, *, tournament_id: int, numbers: list[int], **_):
-    """Each changed table, as it is now, to whoever watches it. Not throttled: a
-    table changes once a hand."""
-    groups = {
-        (language, number): group_name("table", language=language, tournament_id=tournament_id, table=number)
-        for language in _languages()
-        for number in numbers
-    }
-    audience = listened(list(groups.values()))
-    if not audience:
-        return
-    tournament = Tournament.objects.select_related("blind_structure").filter(pk=tournament_id).first()
-    if tournament is None:
-        return
-    for (language, number), group in groups.items():
-        if group in audience:
-            with translation.override(language), timezone.override(datetime.UTC):
-                live_send(group, table_live_html(tournament, number))
-
-
-def on_entry_changed(sender, *, tournament_id: int, player_id: int, **_):
-    _refresh(group_name("user", user_id=player_id), f"registration-{tournament_id}")
-
-
-def on_balances_changed(sender, *, owner_ids: set[int], **_):
-    for owner_id in owner_ids:
-        _refresh(group_name("user", user_id=owner_id), "balances")
-
-
-# A player's group that on_tournament_changed found unheard, for the rest of the
-# commit's receivers on this thread: their refreshes then cost no read of their own.
-_unheard = threading.local()
-
-
-def _refresh(group: str, name: str) -> None:
-    if getattr(_unheard, "group", None) == group and time.monotonic() < _unheard.until:
-        return
-    live_refresh(group, name)
-
-
-def _languages() -> list[str]:
-    return [code for code, _name in settings.LANGUAGES]
-
-
-def _sent_key(tournament_id: int) -> str:
-    return f"live:sent:{tournament_id}"
-
-
-def _trailing_key(tournament_id: int) -> str:
-    return f"live:trailing:{tournament_id}"
+    return rendered

@@ -1,9 +1,9 @@
 from celery import shared_task
 
-from lobby.live import tournament_publish_trailing
-
 
 @shared_task
 def tournament_publish_task(tournament_id: int) -> None:
-    """The live message at the end of a throttled second (lobby.live)."""
+    """The live message at the end of a throttled second (lobby.live queues it)."""
+    from lobby.live import tournament_publish_trailing  # lobby.live imports this module
+
     tournament_publish_trailing(tournament_id)

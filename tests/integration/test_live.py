@@ -1,30 +1,46 @@
 """Live updates on the real ASGI application (config.asgi), with WebsocketCommunicator,
 on Redis (production's channel layer) and in memory (the embedded default): who may
-subscribe to what, and which change reaches which group, after the commit only."""
+subscribe to what, and which change reaches which group, after the commit only.
+Then one commit's delivery (live.delivery) as the sending loop is handed it: how many
+messages, to whom, after how many reads of who is listening."""
 
 import asyncio
 import json
+import logging
 import time
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.core.cache import cache, caches
 from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from config.asgi import application
-from lobby.live import THROTTLE_SECONDS, tournament_publish_trailing
+from deals.events import NegotiationChanged
+from deals.services import chop_request
+from live import delivery, groups, sending, throttle
+from live.delivery import deliver
+from live.groups import listened_key, mark_listened
+from live.throttle import THROTTLE_SECONDS
+from lobby import live as lobby_live
+from lobby.live import tournament_publish_trailing
+from lobby.tasks import tournament_publish_task
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
+from tests.integration.test_deals import final_table
 from tournaments.consumers import FORBIDDEN
+from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Tournament
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.floor import floor_hand_finished
+from wallet.events import BalancesChanged
 from wallet.services import deposit_create
 
 # Committed for real: the consumer reads the session and the events on connections of
@@ -57,7 +73,7 @@ def people(player, other_player, staff):
 
 
 def second_over(event) -> None:
-    """Let the second since the event's last live message pass (lobby.live's throttle)."""
+    """Let the second since the event's last live message pass (live.throttle)."""
     time.sleep(THROTTLE_SECONDS)
 
 
@@ -177,27 +193,17 @@ def test_a_socket_from_another_site_is_refused(layer):
     run(scenario)
 
 
-# Which change reaches which group
+# Which change reaches which sockets
 
 
-def test_nothing_is_rendered_for_a_group_nobody_joined(layer, event, django_capture_on_commit_callbacks):
-    from tournaments.consumers import listened
-
-    alice = funded("alice")
-
+def test_a_socket_marks_its_groups_listened_and_nothing_else(layer, event):
     async def scenario():
         info = await opened(f"tournament-{event.pk}.en")
-        await committed(
-            django_capture_on_commit_callbacks,
-            lambda: entry_register(tournament_id=event.pk, player=alice, now=timezone.now()),
-        )
-        assert await received(info, timeout=1)
         await closed(info)
 
     run(scenario)
-    assert listened([f"tournament-{event.pk}.en", f"tournament-{event.pk}.da", "lobby.en"]) == {
-        f"tournament-{event.pk}.en"
-    }
+    marked = cache.get_many([listened_key(g) for g in (f"tournament-{event.pk}.en", f"tournament-{event.pk}.da")])
+    assert list(marked) == [listened_key(f"tournament-{event.pk}.en")]
 
 
 def test_a_registration_updates_lobby_and_info_in_every_language_and_tells_only_the_player(
@@ -217,18 +223,21 @@ def test_a_registration_updates_lobby_and_info_in_every_language_and_tells_only_
             lambda: entry_register(tournament_id=event.pk, player=alice, now=timezone.now()),
         )
 
-        row = await lobby_en.receive_from(3)
+        (row,) = await received(lobby_en, timeout=1)
         assert f'<tr id="lobby-row-{event.pk}"' in row
         assert 'hx-swap-oob="true"' in row
         assert "1 / " in row  # one entrant now
         assert "Registering" in row
-        assert "Tilmelding åben" in await lobby_da.receive_from(3)  # rendered in Danish for the Danish lobby
-        parts = await info.receive_from(3)
+        (row_da,) = await received(lobby_da)
+        assert "Tilmelding åben" in row_da  # rendered in Danish for the Danish lobby
+        (parts,) = await received(info)
         assert f'id="entrants-{event.pk}"' in parts
         assert f'id="prizes-{event.pk}"' in parts
         assert 'id="clock"' in parts
         assert "€10" in parts  # the pool
-        assert refreshed(await received(alice_own, timeout=1)) == {f"registration-{event.pk}", "balances"}
+        # Her card and her balances, in one message.
+        (own,) = await received(alice_own)
+        assert json.loads(own) == {"refresh": [f"registration-{event.pk}", "balances"]}
         assert await received(bob_own) == []  # nothing private goes to anyone else
         assert await received(other_info) == []
         await closed(lobby_en, lobby_da, info, other_info, alice_own, bob_own)
@@ -258,9 +267,12 @@ def test_nothing_is_sent_when_the_change_rolls_back(layer, event, django_capture
 
 
 def test_a_storm_is_one_message_a_second_and_the_last_shows_the_final_state(
-    layer, event, django_capture_on_commit_callbacks
+    layer, event, monkeypatch, django_capture_on_commit_callbacks
 ):
     players = [funded(f"p{n}") for n in range(5)]
+    monkeypatch.setattr(throttle, "THROTTLE_SECONDS", 10)  # long enough for five registrations on a busy machine
+    queued = []
+    monkeypatch.setattr(tournament_publish_task, "apply_async", lambda *args, **options: queued.append((args, options)))
 
     async def scenario():
         lobby = await opened("lobby.en")
@@ -272,6 +284,7 @@ def test_a_storm_is_one_message_a_second_and_the_last_shows_the_final_state(
         first = await received(lobby)
         assert len(first) == 1  # the first registration's; the others wait for the second to end
         assert "1 / " in first[0]
+        assert queued == [(((event.pk,), {}), {"countdown": 10})]  # one message at its end
         # What lobby.tasks runs at the end of the second:
         await sync_to_async(tournament_publish_trailing)(event.pk)
         (last,) = await received(lobby)
@@ -351,8 +364,10 @@ def test_unregistering_tells_the_player_and_the_lobby(layer, event, django_captu
             django_capture_on_commit_callbacks,
             lambda: entry_unregister(tournament_id=event.pk, player=alice, now=timezone.now()),
         )
-        assert "0 / " in await lobby.receive_from(3)
-        assert f"registration-{event.pk}" in refreshed(await received(own, timeout=1))
+        (row,) = await received(lobby, timeout=1)
+        assert "0 / " in row
+        (own_message,) = await received(own)
+        assert refreshed([own_message]) == {f"registration-{event.pk}", "balances"}
         await closed(lobby, own)
 
     run(scenario)
@@ -365,35 +380,257 @@ def test_a_new_event_asks_every_lobby_to_fetch_its_list_again(layer, event, admi
             django_capture_on_commit_callbacks,
             lambda: tournament_clone(tournament=event, actor=admin, start=event.scheduled_start + timedelta(days=7)),
         )
-        assert json.loads(await english.receive_from(3)) == {"reload": True}
-        assert json.loads(await danish.receive_from(3)) == {"reload": True}
+        # Only that: the new event's row is in the list each lobby fetches.
+        assert [json.loads(text) for text in await received(english, timeout=1)] == [{"reload": True}]
+        assert [json.loads(text) for text in await received(danish)] == [{"reload": True}]
         await closed(english, danish)
 
     run(scenario)
 
 
-def test_a_player_with_no_page_open_is_sent_nothing_and_an_open_page_stays_listened(
-    layer, event, monkeypatch, django_capture_on_commit_callbacks
-):
-    from tournaments import consumers
-
-    alice, bob = funded("alice"), funded("bob")
-    cookie = session_cookie(alice)
-    sent = []
-    monkeypatch.setattr(consumers, "_refreshes", {})  # never sent here: this test's own
-    monkeypatch.setattr(consumers, "_wake", lambda: sent.append(dict(consumers._refreshes)))
-    monkeypatch.setattr(consumers, "LISTENED_SECONDS", 1)  # marks that last a second, made again every half
+def test_an_open_page_stays_listened_however_long_it_is_open(layer, player, monkeypatch):
+    cookie, alice_own = session_cookie(player), f"user-{player.pk}"
+    monkeypatch.setattr(groups, "LISTENED_SECONDS", 1)  # marks that last a second, made again every half
 
     async def scenario():
-        own = await opened(f"user-{alice.pk}", cookie)
+        own = await opened(alice_own, cookie)
         await asyncio.sleep(1.6)  # longer than a mark lasts: the open socket made it again
-        for player in (alice, bob):
-            await committed(
-                django_capture_on_commit_callbacks,
-                lambda player=player: entry_register(tournament_id=event.pk, player=player, now=timezone.now()),
-            )
+        assert await cache.aget(listened_key(alice_own))
         await closed(own)
 
     run(scenario)
-    asked = {group for refreshes in sent for group in refreshes}
-    assert asked == {f"user-{alice.pk}"}  # bob, with no page open, costs no message
+
+
+# One commit's delivery: what the sending loop is handed, after how many reads
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """What the delivery hands to the sending loop, in order: texts, and refreshes."""
+    texts, refreshes = [], []
+    monkeypatch.setattr(sending, "send", lambda group, text: texts.append((group, text)))
+    monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshes.append((group, list(names))))
+    return SimpleNamespace(texts=texts, refreshes=refreshes, groups=lambda: [group for group, _ in texts])
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The keys of every cache read (each a round trip to Redis), from any thread."""
+    backend = type(caches["default"])
+    log: list[list[str]] = []
+
+    def counting(read):
+        def counted(self, keys, *args, **kwargs):
+            log.append([keys] if isinstance(keys, str) else list(keys))
+            return read(self, keys, *args, **kwargs)
+
+        return counted
+
+    for name in ("get", "get_many", "has_key"):
+        monkeypatch.setattr(backend, name, counting(getattr(backend, name)))
+    return log
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """Which of lobby.live's parts are rendered, for which event."""
+    counted = []
+
+    def counting(render):
+        return lambda *args, **kwargs: counted.append(render.__name__) or render(*args, **kwargs)
+
+    for render in (lobby_live.lobby_row_html, lobby_live.tournament_live_html, lobby_live.table_live_html):
+        monkeypatch.setattr(lobby_live, render.__name__, counting(render))
+    return counted
+
+
+def listening(*names: str) -> None:
+    """Pages are open on the groups `names` (their sockets' marks)."""
+    async_to_sync(mark_listened)(names)
+
+
+def live_reads(reads: list[list[str]]) -> list[list[str]]:
+    """The reads of what live updates keep in the cache: listened marks, the throttle's keys."""
+    return [keys for keys in reads if any(key.startswith("live:") for key in keys)]
+
+
+def test_a_registration_is_one_message_per_listened_group_after_one_read(
+    event, sent, reads, renders, django_capture_on_commit_callbacks
+):
+    alice = funded("alice")
+    listening("lobby.en", "lobby.da", f"tournament-{event.pk}.en", f"tournament-{event.pk}.da", f"user-{alice.pk}")
+    reads.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
+
+    (read,) = live_reads(reads)
+    assert {listened_key("lobby.en"), listened_key(f"user-{alice.pk}")} <= set(read)
+    assert sorted(sent.groups()) == sorted(
+        ["lobby.en", "lobby.da", f"tournament-{event.pk}.en", f"tournament-{event.pk}.da"]
+    )
+    assert sent.refreshes == [(f"user-{alice.pk}", [f"registration-{event.pk}", "balances"])]
+    assert sorted(renders) == ["lobby_row_html"] * 2 + ["tournament_live_html"] * 2
+
+
+def test_nothing_is_rendered_or_sent_for_groups_nobody_listens_to(
+    event, sent, reads, renders, django_capture_on_commit_callbacks
+):
+    alice = funded("alice")
+    listening(f"tournament-{event.pk}.da")  # one Danish page of the event's Tournament Info
+    reads.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
+
+    assert len(live_reads(reads)) == 1
+    assert sent.groups() == [f"tournament-{event.pk}.da"]
+    assert sent.refreshes == []
+    assert renders == ["tournament_live_html"]
+
+
+def test_a_registration_by_a_player_with_no_page_open_costs_one_cache_read(
+    event, sent, reads, renders, django_capture_on_commit_callbacks
+):
+    bob = funded("bob")
+    listening("lobby.en")
+    # Another process sent within the second and queued its end-of-second message.
+    cache.set(f"live:sent:tournament-{event.pk}", True, timeout=60)
+    cache.set(f"live:trailing:tournament-{event.pk}", time.time() + 30, timeout=60)
+    reads.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=bob, now=timezone.now())
+
+    assert len(reads) == 1  # the listened marks and the throttle's keys, for the event, his card and his balances
+    assert sent.texts == sent.refreshes == renders == []  # that message carries the change; bob has no page open
+
+    # This process now knows the queued message carries its changes: the next commit
+    # reads only the player's mark (and finds it unheard).
+    carol = funded("carol")
+    reads.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=carol, now=timezone.now())
+    assert reads == [[listened_key(f"user-{carol.pk}")]]
+    assert sent.texts == sent.refreshes == renders == []
+
+
+def test_nothing_is_read_or_sent_when_the_change_rolls_back(event, sent, reads, django_capture_on_commit_callbacks):
+    alice = funded("alice")
+    listening("lobby.en", f"user-{alice.pk}")
+    reads.clear()
+
+    def registered_then_undone():
+        with transaction.atomic():
+            entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
+            raise RuntimeError("the request failed after registering")
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
+        registered_then_undone()
+
+    assert reads == []
+    assert sent.texts == sent.refreshes == []
+
+
+def test_a_players_refreshes_of_one_commit_leave_in_one_message(event, sent, reads):
+    alice, bob = funded("alice"), funded("bob")
+    other = TournamentFactory(blind_structure=event.blind_structure)
+    listening(f"user-{alice.pk}")  # bob has no page open
+    reads.clear()
+
+    deliver(
+        [
+            EntryChanged(event.pk, alice.pk),
+            BalancesChanged(frozenset({alice.pk, bob.pk})),
+            EntryChanged(other.pk, alice.pk),
+            EntryChanged(event.pk, bob.pk),
+        ]
+    )
+
+    assert len(reads) == 1
+    assert sent.refreshes == [
+        (f"user-{alice.pk}", [f"registration-{event.pk}", "balances", f"registration-{other.pk}"])
+    ]
+
+
+def test_an_event_changed_twice_in_one_commit_is_sent_once_in_full(event, sent, renders):
+    listening("lobby.en", f"tournament-{event.pk}.en")
+
+    deliver([TournamentChanged(event.pk, clock_only=True), TournamentChanged(event.pk)])
+
+    assert sent.groups() == ["lobby.en", f"tournament-{event.pk}.en"]
+    assert f'id="entrants-{event.pk}"' in sent.texts[1][1]  # the whole of Tournament Info's parts, not the clock alone
+
+
+def test_a_clock_change_is_sent_to_tournament_info_alone(event, sent, renders):
+    listening("lobby.en", f"tournament-{event.pk}.en")
+
+    deliver([TournamentChanged(event.pk, clock_only=True)])
+
+    ((group, text),) = sent.texts
+    assert group == f"tournament-{event.pk}.en"
+    assert 'id="clock"' in text
+    assert f'id="entrants-{event.pk}"' not in text
+
+
+def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    entrants(tournament, 4, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    watched = {f"table-{tournament.pk}-1.en": 1, f"table-{tournament.pk}-2.en": 2, f"table-{tournament.pk}-2.da": 2}
+    listening(*watched)
+
+    deliver([TablesChanged(tournament.pk, (1, 2))])
+
+    assert sorted(sent.groups()) == sorted(watched)
+    for group, text in sent.texts:
+        assert f'id="table-{tournament.pk}-{watched[group]}"' in text
+    assert "Plads" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
+
+
+def test_a_negotiation_tells_its_listening_players_and_staff_what_to_fetch_again(staff, sent, reads):
+    tournament, players = final_table(3)
+    negotiation = chop_request(tournament_id=tournament.pk, player=players[0], now=timezone.now())
+    listening(f"user-{players[1].pk}", "staff")  # the others have no page open
+    sent.refreshes.clear()
+    reads.clear()
+
+    deliver([NegotiationChanged(negotiation.pk)])
+
+    parts = [f"deal-{negotiation.pk}", f"deal-card-{tournament.pk}"]
+    assert sorted(sent.refreshes) == sorted([(f"user-{players[1].pk}", parts), ("staff", ["tickets", *parts])])
+    assert len(reads) == 1
+
+
+def test_a_publisher_that_fails_costs_the_others_nothing(event, sent, monkeypatch, caplog):
+    def failing(events):
+        raise LookupError("a publisher's bug")
+
+    monkeypatch.setattr(delivery, "_publishers", [failing, lobby_live.publish])
+    listening("lobby.en")
+
+    with caplog.at_level(logging.ERROR, logger="live.delivery"):
+        deliver([TournamentChanged(event.pk)])
+
+    assert sent.groups() == ["lobby.en"]
+    assert "Live updates for 1 events were not published" in caplog.text
+
+
+def test_a_committed_change_stands_when_its_live_updates_cannot_be_sent(
+    event, sent, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    def down(self, keys, *args, **kwargs):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(type(caches["default"]), "get_many", down)
+    alice = funded("alice")
+
+    with caplog.at_level(logging.ERROR, logger="live.delivery"), django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=alice, now=timezone.now())
+
+    assert Tournament.objects.get(pk=event.pk).entries_count == 1
+    assert sent.texts == sent.refreshes == []
+    assert "live messages were not sent" in caplog.text

@@ -1,0 +1,107 @@
+"""The live groups a page joins, named by one function for the pages that join them
+(tournaments.consumers) and the publishers that send to them (lobby.live, deals.live).
+
+    lobby.<language>                              the lobby's rows
+    tournament-<id>.<language>                    Tournament Info
+    table-<tournament id>-<table number>.<language>   a table being watched
+    user-<id>                                     a signed-in player's own
+    staff                                         staff pages
+
+Shared groups are rendered once per language and carry nothing private; a player's
+own group and staff's are told only the names of what to fetch again.
+
+A socket marks its groups listened before it joins them and keeps them marked while
+it is open: the delivery (live.delivery) renders for and sends to a group only if
+its mark is there, so none that could receive a message is passed over.
+"""
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
+
+LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+_SHARED = re.compile(
+    r"^(lobby|tournament-(?P<tournament>\d{1,18})|table-(?P<table_of>\d{1,18})-(?P<table>\d{1,4}))"
+    r"\.(?P<language>[a-z-]{2,7})$"
+)
+_PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
+# A page shows a handful of groups; more is not a page.
+MOST_GROUPS = 8
+# A mark lasts this long; an open socket makes it again every half of it.
+LISTENED_SECONDS = 3600
+
+
+def group_name(
+    kind: str,
+    *,
+    language: str = "",
+    tournament_id: int | None = None,
+    table: int | None = None,
+    user_id: int | None = None,
+) -> str:
+    """The name of a live group, as pages join it and publishers send to it."""
+    if kind == "lobby":
+        return f"lobby.{language}"
+    if kind == "tournament":
+        return f"tournament-{tournament_id}.{language}"
+    if kind == "table":
+        return f"table-{tournament_id}-{table}.{language}"
+    if kind == "user":
+        return f"user-{user_id}"
+    return "staff"
+
+
+def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | None) -> bool:
+    """Whether `user` may join every one of `groups`: any shared group in a language
+    the site speaks (the tournaments it names must exist too: tournaments_named),
+    their own group only, staff's if staff."""
+    if not groups or len(groups) > MOST_GROUPS:
+        return False
+    signed_in = user is not None and user.is_authenticated
+    for group in groups:
+        if shared := _SHARED.match(group):
+            if shared["language"] not in LANGUAGES:
+                return False
+        elif private := _PRIVATE.match(group):
+            if not signed_in or int(private["user"]) != user.pk:
+                return False
+        elif group == "staff":
+            if not signed_in or not user.is_staff:
+                return False
+        else:
+            return False
+    return True
+
+
+def tournaments_named(groups: Sequence[str]) -> set[int]:
+    """The tournaments that shared `groups` (Tournament Info's, a table's) are of."""
+    named = (_SHARED.match(group) for group in groups)
+    return {int(of) for shared in named if shared and (of := shared["tournament"] or shared["table_of"])}
+
+
+def listened_key(group: str) -> str:
+    return f"live:listened:{group}"
+
+
+async def mark_listened(groups: Sequence[str]) -> None:
+    """Mark `groups` listened, before a socket joins them."""
+    await cache.aset_many({listened_key(group): True for group in groups}, timeout=LISTENED_SECONDS)
+
+
+async def keep_listened(groups: Sequence[str]) -> None:
+    """Keep `groups` marked while the socket that joined them is open, however long
+    (a task the socket cancels when it closes)."""
+    while True:
+        await asyncio.sleep(LISTENED_SECONDS / 2)
+        try:
+            await mark_listened(groups)
+        except Exception:
+            logger.exception("The live groups %s were not marked listened", groups)
