@@ -180,6 +180,10 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = "memory://"
+# What each process keeps for itself, briefly: the lobby's whole pages for visitors
+# (lobby.views), which a process renders once a second, where a round trip to the
+# shared cache would cost every request.
+CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
 # A signed-in page view reads its session from Redis; writes go through to the
 # database, which keeps sessions across a cache flush. Not on the embedded
 # per-process cache, where a logout would not reach the other processes' copies.

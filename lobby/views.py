@@ -1,26 +1,24 @@
 import functools
 import hashlib
-import re
 import time
-from typing import NamedTuple
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache, caches
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
-from django.utils.cache import patch_vary_headers
-from django.utils.crypto import salted_hmac
+from django.utils.cache import get_cache_key, learn_cache_key
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
-from lobby.fresh_cache import FreshCache
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Table, Tournament, tournament_tags
@@ -40,9 +38,12 @@ from tournaments.selectors import (
 from wallet.money import format_money as money
 
 LOBBY_PAGE_SIZE = 50
-# The lobby is the busiest page: its rendered parts are shared by every viewer with
-# the same filters, language and time zone for at most this long after the rows
-# were read.
+# The lobby's rendered parts are shared by every viewer with the same filters,
+# language and time zone for this long (the shared cache counts from when a render
+# is stored, so add its own time), a visitor's page kept whole no longer than its
+# parts: a change shows within about a second, while a busy lobby reads the database
+# once a second per filter rather than once per viewer. Live rows keep an open page
+# current after that.
 LOBBY_CACHE_SECONDS = 1
 # Rows of these events offer the viewer's registration card.
 OPEN_FOR_ENTRIES = frozenset({Status.REGISTERING, Status.LATE_REGISTRATION, Status.ON_BREAK, Status.PAUSED})
@@ -59,132 +60,87 @@ COLUMNS = [
 FILTER_PARAMS = ("q", "game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "sort")
 
 
-# A shared page holds placeholders where each viewer's own parts go: the CSRF token,
-# and the header's parts that depend on who is signed in (base.html#staff_link and
-# #account). Unguessable, so no input can put one into a page anywhere else; one
-# common prefix, so a page is cut at them as fast as a plain search.
-_PLACEHOLDER = salted_hmac("lobby.views.placeholder", "lobby", algorithm="sha256").hexdigest()
-CSRF_PLACEHOLDER = f"{_PLACEHOLDER}:csrf_token"
-SHARED_HEADER = {name: f"{_PLACEHOLDER}:{name}" for name in ("staff_link", "account")}
-_ANY_PLACEHOLDER = re.compile(f"({'|'.join(map(re.escape, [CSRF_PLACEHOLDER, *SHARED_HEADER.values()]))})")
-LOBBY_CACHE = FreshCache(max_age=LOBBY_CACHE_SECONDS)
+@dataclass(frozen=True)
+class LobbyParts:
+    """The lobby's rendered filter form and results, and when their rows were read."""
 
-
-class LobbyParts(NamedTuple):
-    """The rendered filter form and results, and when their rows were read."""
-
-    read_at: float
-    status: int
+    read_at: float  # time.time()
+    status: int  # 400 for filters that do not validate
     filters_html: str
     results_html: str
 
 
-class LobbyPage(NamedTuple):
-    """The whole page, shared by every viewer of one address in one language and time
-    zone, cut at its placeholders (text at even positions, a placeholder at each odd
-    one); and the header's signed-in parts as a visitor who is not signed in sees them."""
-
-    read_at: float
-    status: int
-    pieces: tuple[str, ...]
-    anonymous_header: dict[str, str]
-
-
+@vary_on_headers("Cookie", "HX-Request")
 def lobby(request):
     """The lobby: the page, or only its results when htmx asks for them.
 
-    One render of the page is shared by every viewer with the same address, language
-    and time zone, signed in or not; each response fills in its own CSRF token and,
-    for a viewer with a session, the header's account parts rendered for them alone
-    (base.html#staff_link and #account). Nothing shared is older than
-    LOBBY_CACHE_SECONDS. The filter form and results are shared with htmx requests.
+    The filter form and the results are shared by every viewer of the same filters,
+    page, language and time zone (lobby_parts). Around them, a signed-in player's
+    page is rendered for them; a visitor's page, which carries nobody's header or
+    token, is kept whole and shared (_visitor_lobby_page).
     """
     params = {key: request.GET[key] for key in FILTER_PARAMS if request.GET.get(key)}
     page_number = request.GET.get("page", "1")
-    key = _cache_key(params, page_number)
     if request.htmx:
-        parts = _lobby_parts(key, params, page_number)
+        parts = lobby_parts(params, page_number)
         sort_field = render_to_string("lobby/lobby.html#sortfield", {"sort": params.get("sort"), "oob": True})
         return HttpResponse(parts.results_html + sort_field, status=parts.status)
-    if "messages" in request.COOKIES:
-        # Messages waiting are this viewer's own, wherever the page shows them.
-        parts = _lobby_parts(key, params, page_number)
-        return render(request, "lobby/lobby.html", _page_context(parts), status=parts.status)
-    page_key = f"{key}:{hashlib.blake2b(request.get_full_path().encode(), digest_size=16).hexdigest()}"
-    page = LOBBY_CACHE.get(page_key)
-    if page is None:
-        page = _lobby_page(request, key, params, page_number)
-        LOBBY_CACHE.set(page_key, page)
     if settings.SESSION_COOKIE_NAME in request.COOKIES:
-        header = _header(request, request.user)  # possibly signed in: this viewer's own
-    else:
-        header = page.anonymous_header
-    token = get_token(request)
-    fills = {CSRF_PLACEHOLDER: token}
-    for name, placeholder in SHARED_HEADER.items():
-        fills[placeholder] = header[name].replace(CSRF_PLACEHOLDER, token)  # the logout form's
-    html = "".join([fills[piece] if index % 2 else piece for index, piece in enumerate(page.pieces)])
-    response = HttpResponse(html, status=page.status)
-    patch_vary_headers(response, ("Cookie",))  # the header depends on the session cookie
-    return response
+        return _lobby_page(request, lobby_parts(params, page_number))  # possibly signed in
+    return _visitor_lobby_page(request, params, page_number)
 
 
-def _lobby_page(request, key: str, params: dict, page_number: str) -> LobbyPage:
-    parts = _lobby_parts(key, params, page_number)
-    # Rendered without the request's context processors, so with nobody's user,
-    # session or messages: only the address (the language form's `next`) is this
-    # request's, and the address is part of the page's key.
-    context = {**_page_context(parts), "request": request, "csrf_token": CSRF_PLACEHOLDER}
-    html = render_to_string("lobby/lobby.html", {**context, "shared_header": SHARED_HEADER})
-    pieces = tuple(_ANY_PLACEHOLDER.split(html))
-    return LobbyPage(parts.read_at, parts.status, pieces, _header(request, AnonymousUser()))
+def _visitor_lobby_page(request, params: dict[str, str], page_number: str):
+    """The page for a visitor without a session, kept whole the way Django's per-view
+    cache keeps pages (keyed on the address, language, time zone and Cookie header),
+    until its parts are LOBBY_CACHE_SECONDS old. Kept in this process: a shared cache
+    would cost each request a round trip for what this process renders once a second."""
+    pages = caches["local"]
+    key = get_cache_key(request, cache=pages)
+    page = pages.get(key) if key else None
+    if page is None:
+        parts = lobby_parts(params, page_number)
+        page = _render_visitor_page(request, parts)
+        lifetime = parts.read_at + LOBBY_CACHE_SECONDS - time.time()
+        # Never one that sets a cookie, as Django's per-view cache: a CSRF token on
+        # the page would be the first visitor's.
+        if page.status_code == 200 and not page.cookies and lifetime > 0:
+            pages.set(learn_cache_key(request, page, lifetime, cache=pages), page, lifetime)
+    return page
 
 
-def _header(request, user) -> dict[str, str]:
-    """The header's parts that depend on who is signed in, as base.html renders them,
-    with CSRF_PLACEHOLDER for the token."""
-    context = {"request": request, "user": user, "csrf_token": CSRF_PLACEHOLDER}
-    return {name: get_template(f"base.html#{name}").render(context) for name in SHARED_HEADER}
+@csrf_protect  # sets the CSRF cookie here if the page used a token, so it is not kept
+@vary_on_cookie  # a cookie the page may show (messages) keeps it apart
+def _render_visitor_page(request, parts: LobbyParts):
+    return _lobby_page(request, parts)
 
 
-def _cache_key(params: dict, page_number: str) -> str:
-    """Keyed by the raw input: a hit needs no form, a miss validates it and shares
-    the answer, a 400 included."""
-    viewer = (translation.get_language(), timezone.get_current_timezone_name(), sorted(params.items()), page_number)
-    return "lobby:" + hashlib.blake2b(repr(viewer).encode(), digest_size=16).hexdigest()
-
-
-def _lobby_parts(key: str, params: dict, page_number: str) -> LobbyParts:
-    parts = LOBBY_CACHE.get(key)
-    if parts is None:
-        read_at = time.time()
-        form = LobbyFilterForm(params)
-        valid = form.is_valid()
-        parts = LobbyParts(
-            read_at=read_at,
-            status=200 if valid else 400,
-            filters_html=_filters_html(translation.get_language(), tuple(sorted(params.items()))),
-            results_html=render_to_string(
-                "lobby/lobby.html#results", _results_context(form, params, page_number, valid)
-            ),
-        )
-        LOBBY_CACHE.set(key, parts)
-    return parts
-
-
-@functools.lru_cache(maxsize=256)
-def _filters_html(language: str, params: tuple[tuple[str, str], ...]) -> str:
-    """The filter form filled in with `params`, in the active `language` (part of the
-    key). It shows no data, only the input and the choices, so one render serves every
-    request in this language with this input, whatever the time."""
-    form = LobbyFilterForm(dict(params))
-    form.is_valid()  # marks the fields in error
-    return render_to_string("lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)})
-
-
-def _page_context(parts: LobbyParts) -> dict:
+def _lobby_page(request, parts: LobbyParts):
     # Our own renders of the partials.
-    return {"filters_html": mark_safe(parts.filters_html), "results_html": mark_safe(parts.results_html)}  # noqa: S308
+    context = {"filters_html": mark_safe(parts.filters_html), "results_html": mark_safe(parts.results_html)}  # noqa: S308
+    return render(request, "lobby/lobby.html", context, status=parts.status)
+
+
+def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
+    """The rendered parts for this input in the active language and time zone,
+    shared by every viewer for LOBBY_CACHE_SECONDS. Keyed by the raw input: a hit
+    needs no form; a miss validates it and shares the answer, a 400 included."""
+    viewer = (translation.get_language(), timezone.get_current_timezone_name(), sorted(params.items()), page_number)
+    key = "lobby:" + hashlib.blake2b(repr(viewer).encode(), digest_size=16).hexdigest()
+    return cache.get_or_set(key, functools.partial(_render_parts, params, page_number), LOBBY_CACHE_SECONDS)
+
+
+def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
+    read_at = time.time()
+    form = LobbyFilterForm(params)
+    valid = form.is_valid()
+    filters = {"form": form, "choice_fields": _choice_fields(form)}
+    return LobbyParts(
+        read_at=read_at,
+        status=200 if valid else 400,
+        filters_html=render_to_string("lobby/lobby.html#filters", filters),
+        results_html=render_to_string("lobby/lobby.html#results", _results_context(form, params, page_number, valid)),
+    )
 
 
 def _choice_fields(form):

@@ -1,24 +1,24 @@
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 
-from lobby.fresh_cache import forget_local_copies
 from tests.factories import UserFactory
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
-    # The cache is a real Redis database: tests that serve pages start without
-    # anything cached by an earlier test. Pure unit tests never touch it.
+    # The shared cache is a real Redis database: tests that serve pages start without
+    # anything cached by an earlier test, here or in this process. Pure unit tests
+    # never touch them.
     if request.path.is_relative_to(Path(__file__).parent / "unit"):
         yield
         return
-    cache.clear()
-    forget_local_copies()
+    for alias in ("default", "local"):
+        caches[alias].clear()
     yield
-    cache.clear()
-    forget_local_copies()
+    for alias in ("default", "local"):
+        caches[alias].clear()
 
 
 @pytest.fixture

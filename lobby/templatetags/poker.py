@@ -3,7 +3,6 @@ the viewer's own cards. Money is `{% load money %}` (wallet), chips `{% load chi
 (tournaments)."""
 
 from django import template
-from django.conf import settings
 from django.urls import translate_url
 
 from tournaments.models import Tag
@@ -32,14 +31,10 @@ def tag_label(tag: str) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def page_in_default_language(context) -> str:
-    """This page's address without a language prefix, as the language switcher's `next`.
-
-    set_language translates `next` into the chosen language by resolving it on its
-    own, unprefixed URL, where only default-language paths resolve: given "/da/" it
-    would send a reader who chose English back to the Danish page.
-    """
-    return translate_url(context["request"].get_full_path(), settings.LANGUAGE_CODE)
+def page_in_language(context, language: str) -> str:
+    """This page's address in `language` (i18n_patterns put it in the address), for
+    the language switcher."""
+    return translate_url(context["request"].get_full_path(), language)
 
 
 @register.inclusion_tag("lobby/registration_card.html", takes_context=True)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import BROWSER_TIME_ZONE
-from tests.factories import BlindStructureFactory, TournamentFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
 
 pytestmark = pytest.mark.e2e
 
@@ -175,12 +175,12 @@ def test_a_danish_filter_keeps_the_danish_address_and_words(page, room):
 def test_the_header_language_select_switches_to_danish_and_back(page, room):
     page.goto("/?game=omaha")
     with page.expect_navigation():
-        page.select_option("#language-select", "da")
+        page.select_option("#language-select", label="Dansk")
     expect(page).to_have_url(re.compile(r"/da/\?game=omaha$"))
     expect(page.locator("h1")).to_have_text("Turneringslobby")
     expect(names(page)).to_have_text(["Omaha Deepstack"])
     with page.expect_navigation():
-        page.select_option("#language-select", "en")
+        page.select_option("#language-select", label="English")
     expect(page).to_have_url(re.compile(r"/\?game=omaha$"))
     expect(page).not_to_have_url(re.compile("/da/"))
     expect(page.locator("h1")).to_have_text("Tournament lobby")
@@ -189,7 +189,31 @@ def test_the_header_language_select_switches_to_danish_and_back(page, room):
 def test_the_language_switcher_works_without_javascript(new_page, room):
     page = new_page(java_script_enabled=False)
     page.goto("/")
-    page.select_option("#language-select", "da")
+    page.select_option("#language-select", label="Dansk")
     with page.expect_navigation():
         page.get_by_role("button", name="Change").click()
     expect(page.locator("h1")).to_have_text("Turneringslobby")
+
+
+def test_a_signed_in_player_has_their_own_header_beside_visitors_and_logs_out_from_the_lobby(new_page, room):
+    visitor = new_page()
+    visitor.goto("/")
+    expect(visitor.locator("header .account")).to_contain_text("Log in")
+    UserFactory(username="alice", screen_name="Alice")
+    player = new_page()
+    player.goto("/accounts/login/?next=/")
+    player.get_by_label("Username").fill("alice")
+    player.get_by_label("Password").fill("correct horse battery")
+    player.get_by_role("button", name="Log in").click()
+    expect(player).to_have_url(re.compile(r"/$"))
+    expect(player.locator("header .who")).to_have_text("Alice")
+    expect(names(player)).to_have_count(3)
+    visitor.reload()
+    expect(visitor.locator("header .account")).not_to_contain_text("Alice")
+    # The header's form posts with this player's own CSRF token, in Danish too.
+    with player.expect_navigation():
+        player.select_option("#language-select", label="Dansk")
+    expect(player.locator("header .who")).to_have_text("Alice")
+    player.get_by_role("button", name="Log ud").click()
+    expect(player.locator("header .account")).to_contain_text("Log ind")
+    expect(player.locator("header .who")).to_have_count(0)

@@ -100,6 +100,17 @@ class TestLobby:
         assert response.status_code == 400
         assert message in response.content.decode()
 
+    def test_invalid_filters_get_a_400_with_a_message_from_htmx_and_signed_in_too(self, client, player):
+        response = client.get("/?game=chess", headers={"HX-Request": "true"})
+        assert response.status_code == 400
+        assert "<html" not in response.content.decode()
+        assert "chess is not one of the available choices" in response.content.decode()
+        client.force_login(player)
+        response = client.get("/?game=chess")
+        assert response.status_code == 400
+        assert "chess is not one of the available choices" in response.content.decode()
+        assert '<span class="who">Alice</span>' in response.content.decode()
+
     def test_page_beyond_the_end_shows_the_last_page(self, client):
         response = client.get("/?page=999")
         assert response.status_code == 200
