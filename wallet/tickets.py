@@ -86,9 +86,25 @@ def tickets_usable_for(*, owner, tournament_id: int, value: int, currency: str, 
     ).order_by("expires_at", "pk")
 
 
+def ticket_check(*, ticket_id: int, owner, tournament_id: int, value: int, currency: str, now: datetime) -> Ticket:
+    """The owner's ticket, if it may pay an entry into the tournament now; read
+    without a lock, to refuse early (ticket_reserve checks again under it)."""
+    ticket = Ticket.objects.filter(pk=ticket_id, owner=owner).first()
+    _check_usable(ticket, tournament_id=tournament_id, value=value, currency=currency, now=now)
+    return ticket
+
+
 def ticket_reserve(*, ticket_id: int, owner, tournament_id: int, value: int, currency: str, now: datetime) -> Ticket:
     """Reserve the owner's ticket for an entry, under its row lock (in the caller's transaction)."""
     ticket = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner).first()
+    _check_usable(ticket, tournament_id=tournament_id, value=value, currency=currency, now=now)
+    _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
+    return ticket
+
+
+def _check_usable(ticket: Ticket | None, *, tournament_id: int, value: int, currency: str, now: datetime) -> None:
+    """Raise WalletError unless `ticket` (the owner's, or None) is available and pays
+    an entry into the tournament: a ticket for it, or for any event of its buy-in level."""
     if ticket is None:
         raise WalletError(_("That ticket is not yours."))
     if ticket.status != TicketStatus.AVAILABLE:
@@ -99,8 +115,6 @@ def ticket_reserve(*, ticket_id: int, owner, tournament_id: int, value: int, cur
     fits_level = ticket.tournament_ref is None and (ticket.value, ticket.currency) == (value, currency)
     if not (fits_event or fits_level):
         raise WalletError(_("That ticket is not valid for this tournament."))
-    _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
-    return ticket
 
 
 def ticket_release(*, ticket_id: int) -> Ticket:
