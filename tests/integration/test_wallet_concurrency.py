@@ -134,42 +134,22 @@ def test_concurrent_retries_of_one_batch_move_the_money_once(inside_a_transactio
     payer = wallet_account(player, "EUR")
     pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref="tournament:1")
     fees = account_get(kind=AccountKind.FEES, currency="EUR", ref="tournament:1")
-
-    def legs() -> list[Leg]:
-        return [Leg(payer, pool, 1000, TransferReason.BUY_IN, "pool"), Leg(payer, fees, 100, TransferReason.FEE, "fee")]
-
-    threads, start, lock = 10, threading.Barrier(10), threading.Lock()
-    outcomes: Counter = Counter()
+    legs = [Leg(payer, pool, 1000, TransferReason.BUY_IN, "pool"), Leg(payer, fees, 100, TransferReason.FEE, "fee")]
     returned: list[tuple[int, ...]] = []
 
-    def pay() -> None:
-        try:
-            start.wait()
-            if inside_a_transaction:
-                with transaction.atomic():
-                    transfers = transfers_create(legs=legs(), idempotency_key_prefix="same")
-                    # The savepoint let the transaction go on after losing the race.
-                    Account.objects.filter(pk=payer.pk).exists()
-            else:
-                transfers = transfers_create(legs=legs(), idempotency_key_prefix="same")
-            with lock:
-                returned.append(tuple(t.pk for t in transfers))
-            outcome = "ok"
-        except Exception as error:  # any other outcome fails the test below
-            outcome = repr(error)
-        finally:
-            connection.close()
-        with lock:
-            outcomes[outcome] += 1
+    def pay(number: int) -> None:
+        if inside_a_transaction:
+            with transaction.atomic():
+                transfers = transfers_create(legs=legs, idempotency_key_prefix="same")
+                # The savepoint let the transaction go on after losing the race.
+                Account.objects.filter(pk=payer.pk).exists()
+        else:
+            transfers = transfers_create(legs=legs, idempotency_key_prefix="same")
+        returned.append(tuple(t.pk for t in transfers))
 
-    workers = [threading.Thread(target=pay) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
+    outcomes = race(10, pay)
 
-    assert not any(worker.is_alive() for worker in workers)
-    assert outcomes == {"ok": threads}
+    assert outcomes == {"ok": 10}
     assert len(set(returned)) == 1
     assert Transfer.objects.filter(idempotency_key__startswith="same:").count() == 2
     assert AuditEntry.objects.filter(subject_type="wallet.transfer", subject_id__in=map(str, returned[0])).count() == 2

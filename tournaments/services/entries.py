@@ -12,7 +12,7 @@ with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -46,7 +46,7 @@ from tournaments.rules.registration import (
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.models import Account, AccountKind, Currency, TransferReason
+from wallet.models import Account, AccountKind, Currency, Ticket, TransferReason
 from wallet.selectors import wallet_balance
 from wallet.services import (
     AccountSpec,
@@ -246,22 +246,38 @@ def _check_payable(
     paid_in = _payment_form(terms, form, ticket_id)
     price = terms.entry_price
     if paid_in == PaymentForm.TICKET:
-        try:
-            ticket_check(
-                ticket_id=ticket_id,
-                owner=player,
-                tournament_id=terms.pk,
-                value=price.ticket_value,
-                currency=terms.pool_currency,
-                now=now,
-            )
-        except WalletError as error:
-            raise TournamentError(str(error), "no_ticket") from error
+        _ticket_use(
+            ticket_check, ticket_id=ticket_id, player=player, tournament=terms, value=price.ticket_value, now=now
+        )
     elif paid_in in (PaymentForm.CASH, PaymentForm.TMONEY):
         money = terms.pool_currency if paid_in == PaymentForm.CASH else Currency.TMONEY
         account = accounts.get(wallet_account_spec(player.pk, money))
         if account is None or account.balance < price.total:
             raise refuse("insufficient_funds")
+
+
+def _ticket_use(
+    use: Callable[..., Ticket],
+    *,
+    ticket_id: int | None,
+    player: "User",
+    tournament: Tournament,
+    value: int,
+    now: datetime,
+) -> Ticket:
+    """The player's ticket, checked (ticket_check) or reserved (ticket_reserve) for an
+    entry into `tournament` worth `value`; the wallet's refusal is no_ticket."""
+    try:
+        return use(
+            ticket_id=ticket_id,
+            owner=player,
+            tournament_id=tournament.pk,
+            value=value,
+            currency=tournament.pool_currency,
+            now=now,
+        )
+    except WalletError as error:
+        raise TournamentError(str(error), "no_ticket") from error
 
 
 def entry_unregister(*, tournament_id: int, player: "User", now: datetime) -> Entry:
@@ -442,26 +458,22 @@ def purchase_create(
     """The purchase, paid through the ledger (a ticket reserved first); `payer`: a
     satellite seat's (see purchase_plan); `accounts`: those read before the lock.
     The caller holds the tournament's row lock."""
-    currency = tournament.pool_currency
     ticket = None
     if form == PaymentForm.TICKET:
-        try:
-            ticket = ticket_reserve(
-                ticket_id=ticket_id,
-                owner=entry.player,
-                tournament_id=tournament.pk,
-                value=price.ticket_value,
-                currency=currency,
-                now=now,
-            )
-        except WalletError as error:
-            raise TournamentError(str(error), "no_ticket") from error
+        ticket = _ticket_use(
+            ticket_reserve,
+            ticket_id=ticket_id,
+            player=entry.player,
+            tournament=tournament,
+            value=price.ticket_value,
+            now=now,
+        )
     try:
         purchase = Purchase.objects.create(
             entry=entry,
             kind=kind,
             form=form,
-            currency=currency,
+            currency=tournament.pool_currency,
             price=price.prize,
             fee=price.fee,
             bounty=price.bounty,
