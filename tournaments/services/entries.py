@@ -144,9 +144,9 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the lock: a retry's answer, an entry held already, the way to pay, the
-    ticket and the balance, each refused early. Under the tournament's row lock:
-    the window and capacity again, the entry (one per player: the unique index of
+    Before the lock: a retry's answer, an entry held already, the window and
+    capacity, the way to pay, the ticket and the balance, each refused early. Under
+    the tournament's row lock: the window, capacity and way to pay again, the entry (one per player: the unique index of
     active entries), its purchase and the event's counts; the buy-in goes to the
     prize pool, the fee to the house, through the ledger. A retry with the same
     idempotency key returns the same entry, also when the two race. A late entrant
@@ -158,20 +158,13 @@ def entry_register_receipt(
     terms = Tournament.objects.get(pk=tournament_id)
     if Entry.objects.filter(tournament=terms, player=player, status__in=ENTERED).exists():
         raise refuse("already_registered")
+    _check_open(terms, now)
     accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
     _check_payable(terms, player=player, form=form, ticket_id=ticket_id, now=now, accounts=accounts)
     try:
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-            refusal = registration_refusal(
-                now=now,
-                status=tournament.status,
-                window=tournament_window(tournament),
-                entries=tournament.entries_count,
-                capacity=tournament.max_entrants,
-            )
-            if refusal:
-                raise refuse(refusal)
+            _check_open(tournament, now)
             paid_in = _payment_form(tournament, form, ticket_id)
             try:
                 entry = Entry.objects.create(
@@ -219,6 +212,20 @@ def _registered_with(key: str | None) -> Receipt | None:
     if earlier is None:
         return None
     return Receipt(earlier.entry, list(earlier.entry.purchases.order_by("pk")), retry=True)
+
+
+def _check_open(tournament: Tournament, now: datetime) -> None:
+    """Refuse an entry the event does not take now: its status, its registration
+    window, its capacity (rule 9)."""
+    refusal = registration_refusal(
+        now=now,
+        status=tournament.status,
+        window=tournament_window(tournament),
+        entries=tournament.entries_count,
+        capacity=tournament.max_entrants,
+    )
+    if refusal:
+        raise refuse(refusal)
 
 
 def _payment_form(tournament: Tournament, form: str | None, ticket_id: int | None) -> str:
