@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import BigIntegerField, Case, F, Q, Value, When
 from django.utils.translation import gettext as _
 
 from audit.services import AuditRecord, audit_log_many
@@ -236,9 +236,10 @@ def _balances_move(legs: list[Leg]) -> bool:
     )
     if any(balances[pk] < amount for pk, amount in needed.items()):
         return False
-    for pk in sorted(deltas):
-        if deltas[pk]:
-            Account.objects.filter(pk=pk).update(balance=F("balance") + deltas[pk])
+    # Every account in one UPDATE: each is a round trip under the locks the caller holds.
+    moved = {pk: delta for pk, delta in deltas.items() if delta}
+    by_account = Case(*(When(pk=pk, then=Value(delta)) for pk, delta in moved.items()), output_field=BigIntegerField())
+    Account.objects.filter(pk__in=moved).update(balance=F("balance") + by_account)
     return True
 
 

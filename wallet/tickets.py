@@ -87,15 +87,6 @@ def tickets_usable_for(*, owner: AbstractBaseUser, tournament_id: int, value: in
     ).order_by("expires_at", "pk")
 
 
-def ticket_check(
-    *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
-) -> Ticket:
-    """The owner's ticket, if it may pay an entry into the tournament now; read
-    without a lock, to refuse early (ticket_reserve checks again under it)."""
-    found = Ticket.objects.filter(pk=ticket_id, owner=owner).first()
-    return _usable(found, tournament_id=tournament_id, value=value, currency=currency, now=now)
-
-
 def ticket_reserve(
     *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
 ) -> Ticket:

@@ -197,19 +197,19 @@ def test_the_one_leg_transfer_keeps_its_key_whole(funded):
     assert transfer.idempotency_key == "whole-key"
 
 
-def test_a_batch_locks_each_account_once_and_writes_its_rows_in_one_insert_each(
+def test_a_batch_locks_its_accounts_and_writes_each_kind_of_row_in_one_statement(
     player, funded, django_assert_num_queries
 ):
     pool, fees = pool_and_fees()
     bounties = account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1")
     legs = [*entry_legs(funded, pool, fees), Leg(funded, bounties, 50, TransferReason.BOUNTY, "bounty")]
 
-    # The key look-up, a savepoint, the accounts locked in one SELECT, one UPDATE per
-    # account (4), the transfers' INSERT and their audit rows', the release.
-    with django_assert_num_queries(10):
+    # The key look-up, a savepoint, the accounts locked in one SELECT, their balances in
+    # one UPDATE, the transfers' INSERT and their audit rows', the release.
+    with django_assert_num_queries(7):
         transfers_create(legs=legs, idempotency_key_prefix="counted", actor=player)
     # Keys the caller vouches for: no look-up and no savepoint.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(4):
         transfers_create(legs=legs, idempotency_key_prefix="counted-new", actor=player, keys_are_new=True)
     assert balances(funded, pool, fees, bounties) == [5000 - 2 * 1150, 2000, 200, 100]
 
@@ -301,10 +301,9 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     event.refresh_from_db()
     entry = Entry.objects.select_related("player").get(pk=entry.pk)  # as a cancellation loads it
 
-    # The purchases, the accounts, one SELECT that locks the accounts and one UPDATE each
-    # (the player's, the pool and the fees), the transfers' INSERT and their audit
-    # rows', the refunded mark.
-    with django_assert_num_queries(9):
+    # The purchases, the accounts, the ledger's four (the accounts' lock, their balances,
+    # the transfers, their audit rows), the refunded mark.
+    with django_assert_num_queries(7):
         refunded = entry_refund(tournament=event, entry=entry, now=now, actor=player)
 
     assert sum(purchase.price for purchase in refunded) == 900
@@ -325,8 +324,8 @@ def _inside_the_service(captured) -> tuple[list[str], list[str]]:
 
 def test_registration_and_unregistration_keep_their_reads_before_the_lock(player, funded):
     """Every statement under the tournament's lock makes every other player of the
-    event wait (bench/registration.py): the reads and checks come before it; under
-    it only the lock, the entry, its purchase, the ledger's moves and the counts."""
+    event wait (bench/registration.py): the reads come before it; under it only the
+    lock, the entry, its purchase, the ledger's moves, the counts and the audit."""
     event = TournamentFactory(buy_in=1000, fee=100)
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
@@ -336,14 +335,14 @@ def test_registration_and_unregistration_keep_their_reads_before_the_lock(player
     with CaptureQueriesContext(connection) as unregistering:
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The key's earlier purchase, the event, an entry held already, the accounts.
+    # The key's earlier purchase, the accounts.
     before, under = _inside_the_service(registering)
-    assert len(before) == 4
-    # The lock, the entry, its purchase, the accounts' lock and one UPDATE for each of
-    # the three, the transfers and their audit rows, the counts, the entry's audit row.
-    assert len(under) == 11
+    assert len(before) == 2
+    # The lock, the entry, its purchase, the ledger's four (the accounts' lock, their
+    # balances, the transfers, their audit rows), the counts, the entry's audit row.
+    assert len(under) == 9
     before, under = _inside_the_service(unregistering)
     assert len(before) == 1  # the accounts
-    # The lock, the entry's and its end, its purchases, the ledger's six, the refunded
+    # The lock, the entry and its end, its purchases, the ledger's four, the refunded
     # mark, the counts, the audit row.
-    assert len(under) == 13
+    assert len(under) == 11

@@ -12,7 +12,7 @@ with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -46,7 +46,7 @@ from tournaments.rules.registration import (
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.models import Account, AccountKind, Currency, Ticket, TransferReason
+from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.selectors import wallet_balance
 from wallet.services import (
     AccountSpec,
@@ -59,7 +59,7 @@ from wallet.services import (
     transfers_create,
     wallet_account_spec,
 )
-from wallet.tickets import ticket_check, ticket_release, ticket_reserve, tickets_usable_for
+from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -144,28 +144,24 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the lock: a retry's answer, an entry held already, the window and
-    capacity, the way to pay, the ticket and the balance, each refused early. Under
-    the tournament's row lock: the window, capacity and way to pay again, the entry (one per player: the unique index of
-    active entries), its purchase and the event's counts; the buy-in goes to the
-    prize pool, the fee to the house, through the ledger. A retry with the same
-    idempotency key returns the same entry, also when the two race. A late entrant
-    is seated at once. Records TournamentChanged and EntryChanged.
+    Before the tournament's row lock: a retry's answer, and the accounts. Under it,
+    the entry first (one per player: the unique index of active entries), so that a
+    player who holds one is told so whatever else refuses; then the rules on the
+    event as locked (window, capacity, the way to pay, the balance), the purchase,
+    the event's counts, and the buy-in to the prize pool and the fee to the house
+    through the ledger. A refusal rolls it all back. The event's terms are read under
+    the lock only: read before it as well, they would only refuse sooner, and every
+    registration would pay for the read. A retry with the same idempotency key
+    returns the same entry, also when the two race. A late entrant is seated at
+    once. Records TournamentChanged and EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     if (earlier := _registered_with(key)) is not None:
         return earlier
-    terms = Tournament.objects.get(pk=tournament_id)
-    if Entry.objects.filter(tournament=terms, player=player, status__in=ENTERED).exists():
-        raise refuse("already_registered")
-    _check_open(terms, now)
     accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
-    _check_payable(terms, player=player, form=form, ticket_id=ticket_id, now=now, accounts=accounts)
     try:
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-            _check_open(tournament, now)
-            paid_in = _payment_form(tournament, form, ticket_id)
             try:
                 entry = Entry.objects.create(
                     tournament=tournament,
@@ -175,6 +171,9 @@ def entry_register_receipt(
                 )
             except IntegrityError as error:
                 raise _Entered from error
+            _check_open(tournament, now)
+            paid_in = _payment_form(tournament, form, ticket_id)
+            _check_balance(tournament, player=player, form=paid_in, accounts=accounts)
             purchase = purchase_create(
                 tournament=tournament,
                 entry=entry,
@@ -238,53 +237,18 @@ def _payment_form(tournament: Tournament, form: str | None, ticket_id: int | Non
     return chosen
 
 
-def _check_payable(
-    terms: Tournament,
-    *,
-    player: "User",
-    form: str | None,
-    ticket_id: int | None,
-    now: datetime,
-    accounts: Mapping[AccountSpec, Account],
+def _check_balance(
+    tournament: Tournament, *, player: "User", form: str, accounts: Mapping[AccountSpec, Account]
 ) -> None:
-    """Refuse, before the lock, a way to pay the event does not take, a ticket that
-    cannot pay it, or money the player does not hold. Read without a lock: the
-    ticket's own lock and the ledger's check again under theirs."""
-    paid_in = _payment_form(terms, form, ticket_id)
-    price = terms.entry_price
-    if paid_in == PaymentForm.TICKET:
-        _ticket_use(
-            ticket_check, ticket_id=ticket_id, player=player, tournament=terms, value=price.ticket_value, now=now
-        )
-    elif paid_in in (PaymentForm.CASH, PaymentForm.TMONEY):
-        money = terms.pool_currency if paid_in == PaymentForm.CASH else Currency.TMONEY
-        account = accounts.get(wallet_account_spec(player.pk, money))
-        if account is None or account.balance < price.total:
-            raise refuse("insufficient_funds")
-
-
-def _ticket_use(
-    use: Callable[..., Ticket],
-    *,
-    ticket_id: int | None,
-    player: "User",
-    tournament: Tournament,
-    value: int,
-    now: datetime,
-) -> Ticket:
-    """The player's ticket, checked (ticket_check) or reserved (ticket_reserve) for an
-    entry into `tournament` worth `value`; the wallet's refusal is no_ticket."""
-    try:
-        return use(
-            ticket_id=ticket_id,
-            owner=player,
-            tournament_id=tournament.pk,
-            value=value,
-            currency=tournament.pool_currency,
-            now=now,
-        )
-    except WalletError as error:
-        raise TournamentError(str(error), "no_ticket") from error
+    """Refuse an entry paid in cash or T-Money that the player's balance, as read
+    before the lock, does not cover: before anything is written (the ledger checks
+    again under the account's own lock)."""
+    if form not in (PaymentForm.CASH, PaymentForm.TMONEY):
+        return
+    money = tournament.pool_currency if form == PaymentForm.CASH else Currency.TMONEY
+    account = accounts.get(wallet_account_spec(player.pk, money))
+    if account is None or account.balance < tournament.entry_price.total:
+        raise refuse("insufficient_funds")
 
 
 def entry_unregister(*, tournament_id: int, player: "User", now: datetime) -> Entry:
@@ -467,14 +431,17 @@ def purchase_create(
     The caller holds the tournament's row lock."""
     ticket = None
     if form == PaymentForm.TICKET:
-        ticket = _ticket_use(
-            ticket_reserve,
-            ticket_id=ticket_id,
-            player=entry.player,
-            tournament=tournament,
-            value=price.ticket_value,
-            now=now,
-        )
+        try:
+            ticket = ticket_reserve(
+                ticket_id=ticket_id,
+                owner=entry.player,
+                tournament_id=tournament.pk,
+                value=price.ticket_value,
+                currency=tournament.pool_currency,
+                now=now,
+            )
+        except WalletError as error:
+            raise TournamentError(str(error), "no_ticket") from error
     try:
         purchase = Purchase.objects.create(
             entry=entry,
