@@ -74,7 +74,7 @@ from bench.harness import free_port, procfile, stop, throwaway_database, wait_re
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_REGISTRATION_REDIS_URL", "redis://127.0.0.1:6379/13")
-TIME_BUDGET = 240.0  # seconds; measuring stops early rather than overrun (teardown takes a few more)
+TIME_BUDGET = 80.0  # seconds; measuring stops early rather than overrun (teardown takes a few more)
 CLIENTS = 16  # --clients changes it, for diagnosis; the RESULT lines are for 16
 
 
