@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from audit.models import AuditEntry
+from audit.services import AuditRecord
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import Entry, PaymentForm, PurchaseKind
 from tournaments.rules.pricing import EntryPrice
@@ -224,6 +225,25 @@ def test_each_transfer_has_exactly_one_audit_row(player, funded):
     assert Counter(rows.values_list("subject_id", flat=True)) == dict.fromkeys(ids, 1)
 
 
+def test_the_callers_audit_rows_are_written_with_the_transfers_and_not_on_a_refusal(player, funded):
+    pool, fees = pool_and_fees()
+    paid = AuditRecord(action="tests.paid", subject=pool, actor=player, data={"x": 1})
+
+    with pytest.raises(InsufficientFunds):
+        transfers_create(legs=entry_legs(funded, pool, fees, price=4950), idempotency_key_prefix="short", audit=[paid])
+    assert not AuditEntry.objects.filter(action="tests.paid").exists()
+
+    transfers_create(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="paid", audit=[paid])
+    transfers_create(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="paid", audit=[paid])  # a retry
+    transfers_create(legs=[], idempotency_key_prefix="free", audit=[paid])
+
+    rows = AuditEntry.objects.filter(action="tests.paid")
+    assert (
+        list(rows.values_list("actor", "subject_type", "subject_id", "data"))
+        == [(player.pk, "wallet.account", str(pool.pk), {"x": 1})] * 2
+    )
+
+
 def test_the_database_refuses_a_negative_player_balance_behind_the_ledgers_back(funded):
     """The constraint is the backstop under the ledger's own check."""
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -339,10 +359,10 @@ def test_registration_and_unregistration_keep_their_reads_before_the_lock(player
     before, under = _inside_the_service(registering)
     assert len(before) == 2
     # The lock, the entry, its purchase, the ledger's four (the accounts' lock, their
-    # balances, the transfers, their audit rows), the counts, the entry's audit row.
-    assert len(under) == 9
+    # balances, the transfers, their audit rows and the entry's), the counts.
+    assert len(under) == 8
     before, under = _inside_the_service(unregistering)
     assert len(before) == 1  # the accounts
-    # The lock, the entry and its end, its purchases, the ledger's four, the refunded
-    # mark, the counts, the audit row.
-    assert len(under) == 11
+    # The lock, the entry and its end, its purchases, the ledger's four (the entry's
+    # audit row with the transfers'), the refunded mark, the counts.
+    assert len(under) == 10

@@ -12,7 +12,7 @@ with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from audit.services import audit_log
+from audit.services import AuditRecord, audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import (
@@ -186,14 +186,16 @@ def entry_register_receipt(
                 actor=player,
                 ticket_id=ticket_id,
                 accounts=accounts,
+                audit=[
+                    AuditRecord(
+                        action="tournaments.entry.registered",
+                        subject=entry,
+                        actor=player,
+                        data={"form": paid_in, "late": entry.late, "tournament": tournament.pk},
+                    )
+                ],
             )
             _counts_add(tournament.pk, entries=1, contributions=purchase.price)
-            audit_log(
-                action="tournaments.entry.registered",
-                subject=entry,
-                actor=player,
-                data={"form": paid_in, "late": entry.late, "tournament": tournament.pk},
-            )
             _tell(tournament.pk, player)
             if entry.late:
                 floor_seat_late(tournament.pk, entry)  # after the draw; before it, the draw seats the entry
@@ -281,9 +283,15 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
         entry.save(update_fields=["status", "ended_at"])
-        purchases = entry_refund(tournament=tournament, entry=entry, now=now, actor=player, accounts=accounts)
+        purchases = entry_refund(
+            tournament=tournament,
+            entry=entry,
+            now=now,
+            actor=player,
+            accounts=accounts,
+            audit=[AuditRecord(action="tournaments.entry.unregistered", subject=entry, actor=player)],
+        )
         _counts_add(tournament.pk, entries=-1, contributions=-sum(purchase.price for purchase in purchases))
-        audit_log(action="tournaments.entry.unregistered", subject=entry, actor=player)
         _tell(tournament.pk, player)
     return Receipt(entry, purchases)
 
@@ -425,9 +433,11 @@ def purchase_create(
     ticket_id: int | None = None,
     payer: AccountSpec | None = None,
     accounts: Mapping[AccountSpec, Account] | None = None,
+    audit: Iterable[AuditRecord] = (),
 ) -> Purchase:
     """The purchase, paid through the ledger (a ticket reserved first); `payer`: a
-    satellite seat's (see purchase_plan); `accounts`: those read before the lock.
+    satellite seat's (see purchase_plan); `accounts`: those read before the lock;
+    `audit`: the caller's records, written with the ledger's (transfers_create).
     The caller holds the tournament's row lock."""
     ticket = None
     if form == PaymentForm.TICKET:
@@ -460,7 +470,9 @@ def purchase_create(
     legs = plan_legs(purchase_plan(purchase, payer=payer), accounts)
     try:
         # The keys name the purchase made just now: no earlier transfer can hold them.
-        transfers_create(legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, keys_are_new=True)
+        transfers_create(
+            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, keys_are_new=True, audit=audit
+        )
     except InsufficientFunds as error:
         raise refuse("insufficient_funds") from error
     except WalletError as error:
@@ -537,6 +549,7 @@ def entry_refund(
     now: datetime,
     actor: "User",
     accounts: Mapping[AccountSpec, Account] | None = None,
+    audit: Iterable[AuditRecord] = (),
 ) -> list[Purchase]:
     """Reverse every purchase of the entry not refunded yet, in the form it was paid
     (refund_plan), and give its reserved tickets back; returns those purchases,
@@ -544,12 +557,14 @@ def entry_refund(
 
     One batch of the ledger (one lock over every account, in id order), each
     transfer keyed f"purchase:{id}:refund:{leg}"; `accounts`: those read before the
-    lock, else one query.
+    lock, else one query; `audit`: the caller's records, written with the ledger's.
     """
     purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
     plan = [replace(leg, name=f"{purchase.pk}:{leg.name}") for purchase in purchases for leg in refund_plan(purchase)]
     # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-    transfers_create(legs=plan_legs(plan, accounts), idempotency_key_prefix="purchase", actor=actor, keys_are_new=True)
+    transfers_create(
+        legs=plan_legs(plan, accounts), idempotency_key_prefix="purchase", actor=actor, keys_are_new=True, audit=audit
+    )
     for purchase in purchases:
         if purchase.ticket_id is not None:
             ticket_release(ticket_id=purchase.ticket_id)

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from audit.models import AuditEntry
-from audit.services import audit_log
+from audit.services import AuditRecord, audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
@@ -239,15 +239,17 @@ def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_accou
         now=now,
         actor=player,
         payer=payer,
+        audit=[
+            AuditRecord(
+                action="tournaments.entry.registered",
+                subject=entry,
+                actor=player,
+                data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
+            )
+        ],
     )
     target.entries_count += 1
     target.prize_contributions += purchase.price
-    audit_log(
-        action="tournaments.entry.registered",
-        subject=entry,
-        actor=player,
-        data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
-    )
     record(EntryChanged(target.pk, player.pk))
     return {"player": player.pk, "entry": entry.pk}
 
