@@ -1,11 +1,13 @@
 """Entries: register, late-register, unregister, rebuy and add-on (rules 8, 9, 10).
 
-Each use case reads what it can before it takes the tournament's row lock (the
-event's terms, the player's accounts, a ticket, whether the player can pay), then in
-one transaction takes the lock, re-checks with the pure rules
-(tournaments.rules.registration) on the row as locked, and writes with the ORM; the
-money moves through the ledger. A Purchase records what was paid, so that a refund
-reverses exactly that, in the form paid.
+Each use case reads before it takes the tournament's row lock what does not need
+it (a retry's answer, the player's accounts), then in one transaction takes the
+lock, checks with the pure rules (tournaments.rules.registration) on the row as
+locked, and writes with the ORM; the money moves through the ledger. Every
+statement under the lock makes the event's other players wait: under it are only
+the event's row, the entry, its purchase, the money moves and the counts. A
+Purchase records what was paid, so that a refund reverses exactly that, in the
+form paid.
 
 One lock order in every service that changes an event, so that none can deadlock
 with another: the tournament's row, then its entries (a new one's unique key
@@ -147,13 +149,14 @@ def entry_register_receipt(
     Before the tournament's row lock: a retry's answer, and the accounts. Under it,
     the entry first (one per player: the unique index of active entries), so that a
     player who holds one is told so whatever else refuses; then the rules on the
-    event as locked (window, capacity, the way to pay, the balance), the purchase,
-    the event's counts, and the buy-in to the prize pool and the fee to the house
-    through the ledger. A refusal rolls it all back. The event's terms are read under
-    the lock only: read before it as well, they would only refuse sooner, and every
-    registration would pay for the read. A retry with the same idempotency key
-    returns the same entry, also when the two race. A late entrant is seated at
-    once. Records TournamentChanged and EntryChanged.
+    event as locked (window, capacity, the way to pay), the purchase, the buy-in to
+    the prize pool and the fee to the house through the ledger (which checks the
+    balance under the account's lock), and the event's counts. A refusal rolls it
+    all back. The event's terms are read under the lock only: read before it as
+    well, they would only refuse sooner, and every registration would pay for the
+    read. A retry with the same idempotency key returns the same entry, also when
+    the two race. A late entrant is seated at once. Records TournamentChanged and
+    EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     if (earlier := _registered_with(key)) is not None:
@@ -173,7 +176,6 @@ def entry_register_receipt(
                 raise _Entered from error
             _check_open(tournament, now)
             paid_in = _payment_form(tournament, form, ticket_id)
-            _check_balance(tournament, player=player, form=paid_in, accounts=accounts)
             purchase = purchase_create(
                 tournament=tournament,
                 entry=entry,
@@ -237,20 +239,6 @@ def _payment_form(tournament: Tournament, form: str | None, ticket_id: int | Non
     if refusal:
         raise refuse(refusal)
     return chosen
-
-
-def _check_balance(
-    tournament: Tournament, *, player: "User", form: str, accounts: Mapping[AccountSpec, Account]
-) -> None:
-    """Refuse an entry paid in cash or T-Money that the player's balance, as read
-    before the lock, does not cover: before anything is written (the ledger checks
-    again under the account's own lock)."""
-    if form not in (PaymentForm.CASH, PaymentForm.TMONEY):
-        return
-    money = tournament.pool_currency if form == PaymentForm.CASH else Currency.TMONEY
-    account = accounts.get(wallet_account_spec(player.pk, money))
-    if account is None or account.balance < tournament.entry_price.total:
-        raise refuse("insufficient_funds")
 
 
 def entry_unregister(*, tournament_id: int, player: "User", now: datetime) -> Entry:
