@@ -245,8 +245,11 @@ def _balances_move(legs: list[Leg]) -> bool:
         return False
     # Every account in one UPDATE: each is a round trip under the locks the caller holds.
     moved = {pk: delta for pk, delta in deltas.items() if delta}
-    by_account = Case(*(When(pk=pk, then=Value(delta)) for pk, delta in moved.items()), output_field=BigIntegerField())
-    Account.objects.filter(pk__in=moved).update(balance=F("balance") + by_account)
+    if moved:
+        by_account = Case(
+            *(When(pk=pk, then=Value(delta)) for pk, delta in moved.items()), output_field=BigIntegerField()
+        )
+        Account.objects.filter(pk__in=moved).update(balance=F("balance") + by_account)
     return True
 
 

@@ -105,6 +105,22 @@ def test_one_poor_source_among_several_refuses_every_leg(player, other_player, f
     assert not Transfer.objects.filter(idempotency_key__startswith="two-payers").exists()
 
 
+def test_legs_that_cancel_out_leave_the_balances_and_record_both_transfers(player, funded):
+    pool, _fees = pool_and_fees()
+    legs = [Leg(funded, pool, 700, TransferReason.BUY_IN, "in"), Leg(pool, funded, 700, TransferReason.REFUND, "out")]
+
+    # The pool holds nothing: only what leaves counts, and it pays back what it took in.
+    with pytest.raises(InsufficientFunds):
+        transfers_create(legs=legs, idempotency_key_prefix="round")
+    deposit_create(user=player, currency="EUR", amount=700, idempotency_key="more")
+    transfers_create(legs=[Leg(funded, pool, 700, TransferReason.BUY_IN)], idempotency_key_prefix="seed")
+    transfers = transfers_create(legs=legs, idempotency_key_prefix="round")
+
+    assert [t.idempotency_key for t in transfers] == ["round:in", "round:out"]
+    assert balances(funded, pool) == [5000, 700]
+    assert wallet_discrepancies() == []
+
+
 def test_the_house_may_pay_more_than_it_holds(player):
     house = house_account("EUR")
     pool, fees = pool_and_fees()
