@@ -217,17 +217,20 @@ def _registered_with(key: str | None) -> Receipt | None:
     return Receipt(earlier.entry, list(earlier.entry.purchases.order_by("pk")), retry=True)
 
 
-def _check_open(tournament: Tournament, now: datetime) -> None:
-    """Refuse an entry the event does not take now: its status, its registration
-    window, its capacity (rule 9)."""
-    refusal = registration_refusal(
+def entry_refusal(tournament: Tournament, *, now: datetime) -> str | None:
+    """Why the event takes no new entry now (its status, its registration window, its
+    capacity: rule 9), or None."""
+    return registration_refusal(
         now=now,
         status=tournament.status,
         window=tournament_window(tournament),
         entries=tournament.entries_count,
         capacity=tournament.max_entrants,
     )
-    if refusal:
+
+
+def _check_open(tournament: Tournament, now: datetime) -> None:
+    if refusal := entry_refusal(tournament, now=now):
         raise refuse(refusal)
 
 

@@ -23,9 +23,8 @@ from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
-from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
-from tournaments.selectors import tournament_window
-from tournaments.services.entries import purchase_create
+from tournaments.rules.registration import LIVE_BEFORE_START
+from tournaments.services.entries import entry_refusal, purchase_create
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -188,14 +187,7 @@ def _fund_pool(satellite: Tournament, *, pool: int, actor):
 
 def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
     already_in = Entry.objects.filter(tournament=target, player=player, status__in=ENTERED).exists()
-    refusal = registration_refusal(
-        now=now,
-        status=target.status,
-        window=tournament_window(target),
-        entries=target.entries_count,
-        capacity=target.max_entrants,
-    )
-    if already_in or refusal:
+    if already_in or entry_refusal(target, now=now):
         return _seat_ticket(
             satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
         )
