@@ -1,4 +1,5 @@
-"""A fixed-window attempt counter on Django's cache, and who is asking.
+"""A fixed-window attempt counter on Django's cache, who is asking, and the limits
+of logging in and signing up (the web pages' and the API token's alike).
 
 Fixed windows are coarse (a burst across a window's edge gets twice the limit) but
 need one atomic increment per attempt and nothing else; on Redis `add` and `incr`
@@ -10,8 +11,10 @@ import ipaddress
 import math
 import os
 import time
+from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.http import HttpRequest
 
 
 def limit_exceeded(scope: str, key: str, *, limit: int, window_seconds: int) -> int:
@@ -82,3 +85,29 @@ def client_address(request) -> str:
     if client.version == 6:
         return str(ipaddress.ip_network(f"{client}/64", strict=False))
     return str(client)
+
+
+@dataclass(frozen=True)
+class Limit:
+    attempts: int
+    window_seconds: int
+
+
+# Enough for a player who mistypes, too few to guess passwords or mass-produce accounts.
+LOGIN_LIMIT = Limit(attempts=10, window_seconds=5 * 60)
+SIGN_UP_LIMIT = Limit(attempts=5, window_seconds=60 * 60)
+
+
+def over_limit(scope: str, key: str, limit: Limit) -> int:
+    """limit_exceeded with one of the limits above."""
+    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
+
+
+def login_wait(request: HttpRequest, username: str) -> int:
+    """Count one password attempt per client address and per username, each alone
+    enough to stop a guesser (rotating addresses meets the username's limit); the
+    web login and the API's token share the counts. The seconds to wait, or 0."""
+    waits = [over_limit("login:ip", client_address(request), LOGIN_LIMIT)]
+    if username := username.strip().casefold():
+        waits.append(over_limit("login:username", username, LOGIN_LIMIT))
+    return max(waits)

@@ -1,5 +1,4 @@
 from datetime import timedelta
-from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import login
@@ -15,22 +14,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignUpForm
-from accounts.rate_limit import client_address, limit_exceeded
+from accounts.rate_limit import SIGN_UP_LIMIT, client_address, login_wait, over_limit
 from accounts.services import user_sign_up
-
-
-class Limit(NamedTuple):
-    attempts: int
-    window_seconds: int
-
-
-# Enough for a player who mistypes, too few to guess passwords or mass-produce accounts.
-LOGIN_LIMIT = Limit(attempts=10, window_seconds=5 * 60)
-SIGN_UP_LIMIT = Limit(attempts=5, window_seconds=60 * 60)
-
-
-def _over_limit(scope: str, key: str, limit: Limit) -> int:
-    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
 
 
 def too_many_attempts(request, retry_after: int):
@@ -58,7 +43,7 @@ def sign_up(request):
         return render(request, "accounts/signup.html", {"signed_in": True}, status=status)
     status = 200
     if request.method == "POST":
-        if wait := _over_limit("signup:ip", client_address(request), SIGN_UP_LIMIT):
+        if wait := over_limit("signup:ip", client_address(request), SIGN_UP_LIMIT):
             return too_many_attempts(request, wait)
         form = SignUpForm(request.POST)
         if form.is_valid():
@@ -110,11 +95,7 @@ class LogIn(FormErrorIs400, auth_views.LoginView):
     template_name = "accounts/login.html"
 
     def post(self, request, *args, **kwargs):
-        waits = [_over_limit("login:ip", client_address(request), LOGIN_LIMIT)]
-        username = request.POST.get("username", "").strip().casefold()
-        if username:
-            waits.append(_over_limit("login:username", username, LOGIN_LIMIT))
-        if wait := max(waits):
+        if wait := login_wait(request, request.POST.get("username", "")):
             return too_many_attempts(request, wait)
         return super().post(request, *args, **kwargs)
 

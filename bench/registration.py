@@ -28,10 +28,24 @@ Counted: successful requests. For registration that is registrations (201) plus
 unregistrations (200) per second, each one a transaction through the tournament's
 row lock and the ledger; any other answer fails the run. Also printed: server CPU
 per request (gunicorn workers and this database's PostgreSQL backends, from /proc),
-which is steadier than req/s on a busy machine. Ends with `RESULT registration_ratio`
-(registration req/s over bare req/s; target >= 0.3) and `RESULT registration_queries`
-(SQL queries of one registration plus one unregistration). --profile adds a cProfile
-of bench-view registrations in this process. About 60 s; under 90 s on a busy machine.
+which is steadier than req/s on a busy machine.
+
+How long the tournament's row lock is held: every request the server runs goes
+through this module's LockTimer middleware (added to the bench's settings only, not
+the project's), which watches the request's SQL with Django's execute_wrapper. From
+the moment the statement that locks a tournament row (a SELECT ... FOR UPDATE on
+the tournaments table) returns, the lock is held until the transaction commits; an
+on_commit callback registered then notes the commit's end, and the time between is
+sent back in a `Bench-Lock-Held` header (milliseconds), which the clients average.
+It includes the Python between the statements under the lock, as the queue of other
+players waiting for the lock sees it, and not the time spent waiting for the lock.
+
+Ends with `RESULT registration_ratio` (registration req/s over bare req/s; target
+>= 0.15), `RESULT registration_lock_ms` (the mean time a registration, a POST, holds
+its tournament's row lock; an unregistration's is printed beside it) and
+`RESULT registration_queries` (SQL queries of one registration plus one
+unregistration). --profile adds a cProfile of bench-view registrations in this
+process. About 60 s; under 90 s on a busy machine.
 """
 
 import argparse
@@ -45,6 +59,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +148,41 @@ def bench_views():
     return bare, Registration.as_view()
 
 
+def locks_a_tournament(sql: str) -> bool:
+    """Whether `sql` is the statement that takes a tournament's row lock."""
+    from tournaments.models import Tournament
+
+    table = Tournament._meta.db_table
+    return sql.startswith("SELECT") and f'FROM "{table}"' in sql and "FOR UPDATE" in sql
+
+
+class LockTimer:
+    """Middleware (the bench's settings only): the milliseconds the request held a
+    tournament's row lock, from the locking statement's return to the commit's end,
+    in a Bench-Lock-Held header. See the module's docstring."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.db import connection, transaction
+
+        held: list[float] = []
+
+        def timed(execute, sql, params, many, context):
+            result = execute(sql, params, many, context)
+            if locks_a_tournament(sql):
+                taken = time.perf_counter()
+                transaction.on_commit(lambda: held.append(time.perf_counter() - taken))
+            return result
+
+        with connection.execute_wrapper(timed):
+            response = self.get_response(request)
+        if held:
+            response["Bench-Lock-Held"] = f"{1000 * sum(held):.3f}"
+        return response
+
+
 class BenchUrls:
     """The project's URLs plus the bench views; i18n_patterns must stay at the root,
     so the project's patterns are spliced in rather than included."""
@@ -151,10 +201,11 @@ class BenchUrls:
 
 
 def bench_settings() -> None:
-    """This run's urlconf."""
+    """This run's urlconf, and its lock timer in front of the project's middleware."""
     from django.conf import settings
 
     settings.ROOT_URLCONF = BenchUrls()
+    settings.MIDDLEWARE = ["bench.registration.LockTimer", *settings.MIDDLEWARE]
 
 
 def wsgi_app():
@@ -183,6 +234,9 @@ class Client:
         }
         self.registered = False
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        # (endpoint, "registered" or "unregistered"): each request's Bench-Lock-Held, in ms.
+        self.lock_ms: dict[tuple[str, str], list[float]] = defaultdict(list)
+        self.held = ""  # the last answer's Bench-Lock-Held
 
     def send(self, method: str, path: str, headers: dict, body: bytes = b"") -> int:
         for attempt in (1, 2):
@@ -190,6 +244,7 @@ class Client:
                 self.conn.request(method, path, body=body, headers=headers)
                 response = self.conn.getresponse()
                 response.read()
+                self.held = response.getheader("Bench-Lock-Held", "")
                 if response.will_close:
                     self.reconnect()
                 return response.status
@@ -228,6 +283,9 @@ class Client:
             status = self.send(method, url, headers, b"{}")
         if status != expected:
             raise RuntimeError(f"{method} {url}: {status}, expected {expected}")
+        if not self.held:
+            raise RuntimeError(f"{method} {url}: the server measured no tournament lock")
+        self.lock_ms[endpoint, done].append(float(self.held))
         self.registered = not self.registered
         return done
 
@@ -358,6 +416,16 @@ def measure(clients: list[Client], kinds: list[str], args: argparse.Namespace, b
                 f" CPU ratio {cpu_ms['bare'] / cpu_ms[kind]:.3f} (bare CPU over this: the ceiling when CPU-bound)"
             )
     return rps
+
+
+def lock_held(clients: list[Client], endpoint: str) -> dict[str, float]:
+    """The mean milliseconds a registration and an unregistration through `endpoint`
+    held the tournament's row lock, over every client's measured requests."""
+    means = {}
+    for done in ("registered", "unregistered"):
+        held = [ms for client in clients for ms in client.lock_ms[endpoint, done]]
+        means[done] = sum(held) / len(held)
+    return means
 
 
 # --- Setup, query counts, profile.
@@ -515,6 +583,8 @@ def bench(args: argparse.Namespace, began: float, tmp: Path) -> None:
         clients = [Client(port, player, tournament_id) for player in players[:-1]]
         for kind in kinds:  # warm-up: connections, imports, accounts
             run_round(clients, kind, 0.5)
+        for client in clients:
+            client.lock_ms.clear()
         print(
             f"setup (database, migrate, {args.clients} players, gunicorn {WORKERS}x{THREADS} gthread and"
             " the Celery worker up):"
@@ -530,6 +600,7 @@ def bench(args: argparse.Namespace, began: float, tmp: Path) -> None:
         )
         cpu = CpuMeter(gunicorn.pid, os.environ["DATABASE_URL"])
         rps = measure(clients, kinds, args, began, cpu)
+        lock_ms = {kind: lock_held(clients, kind) for kind in kinds[1:]}
         cpu.conn.close()
         for client in clients:
             client.conn.close()
@@ -540,10 +611,16 @@ def bench(args: argparse.Namespace, began: float, tmp: Path) -> None:
             + "; ".join(f"{LABELS[kind]} {queries[kind][0]} + {queries[kind][1]}" for kind in kinds[1:])
             + " (registration + unregistration)"
         )
+        for kind, held in lock_ms.items():
+            print(
+                f"tournament lock held, {LABELS[kind]}: registration {held['registered']:.2f} ms,"
+                f" unregistration {held['unregistered']:.2f} ms (mean per request)"
+            )
         print(f"total {time.monotonic() - began:.1f} s, {args.clients} clients, from 127.0.0.1")
         ratio = rps[measured] / rps["bare"]
         if args.clients == CLIENTS:
             print(f"RESULT registration_ratio {ratio:.3f}")
+            print(f"RESULT registration_lock_ms {lock_ms[measured]['registered']:.2f}")
             print(f"RESULT registration_queries {sum(queries[measured])}")
         else:
             print(f"ratio at {args.clients} clients: {ratio:.3f} (no RESULT line: not the 16-client set-up)")

@@ -4,6 +4,18 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.api import AuthTokenApi
+from deals.api import DealAnswerApi, DealConsentApi, DealRequestApi, NegotiationApi
+from tournaments.api import (
+    AddonApi,
+    PaymentOptionsApi,
+    RebuyApi,
+    RegistrationApi,
+    TournamentDetailApi,
+    TournamentListApi,
+    WalletApi,
+)
+
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
@@ -13,10 +25,26 @@ def api_not_found(request):
     return JsonResponse({"code": "not_found", "message": "There is no such API address."}, status=404)
 
 
+# Every app's API routes, in one place: the apps know nothing of each other's.
+api_urlpatterns = [
+    path("tournaments/", TournamentListApi.as_view(), name="api-tournament-list"),
+    path("tournaments/<int:pk>/", TournamentDetailApi.as_view(), name="api-tournament-detail"),
+    path("tournaments/<int:pk>/registration/", RegistrationApi.as_view(), name="api-registration"),
+    path("tournaments/<int:pk>/payment-options/", PaymentOptionsApi.as_view(), name="api-payment-options"),
+    path("tournaments/<int:pk>/rebuys/", RebuyApi.as_view(), name="api-rebuys"),
+    path("tournaments/<int:pk>/addons/", AddonApi.as_view(), name="api-addons"),
+    path("tournaments/<int:pk>/deal/", DealRequestApi.as_view(), name="api-deal-request"),
+    path("deals/<int:pk>/", NegotiationApi.as_view(), name="api-negotiation"),
+    path("deals/<int:pk>/consent/", DealConsentApi.as_view(), name="api-deal-consent"),
+    path("deals/<int:pk>/proposals/<int:proposal_id>/answer/", DealAnswerApi.as_view(), name="api-deal-answer"),
+    path("wallet/", WalletApi.as_view(), name="api-wallet"),
+    path("auth/token/", AuthTokenApi.as_view(), name="api-auth-token"),
+]
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("api/v1/", include("tournaments.api_urls")),
+    path("api/v1/", include(api_urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^api/", api_not_found),

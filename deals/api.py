@@ -3,14 +3,14 @@ you want to negotiate, read the negotiation, accept or reject a proposal. Staff
 mediate from the pages. Refusals are `{"code", "message"}` with a 4xx status, as
 everywhere in the API (tournaments.api.exception_handler)."""
 
+from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
+from accounts.serializers import ErrorSerializer
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
-from tournaments.api import AUTH_ERRORS, PlayerApiView, _by_status
-from tournaments.serializers import ErrorSerializer
 
 from deals import services
 from deals.models import Negotiation, Proposal
@@ -86,7 +86,7 @@ class DealRequestApi(PlayerApiView):
         summary="Ask for a deal at the final table",
         description="Opens an urgent support ticket and asks every player left whether they want to negotiate.",
         request=None,
-        responses=_by_status({201: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
+        responses=by_status({201: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
     )
     def post(self, request, pk: int) -> Response:
         negotiation = services.chop_request(tournament_id=pk, player=request.user, now=timezone.now())
@@ -97,7 +97,7 @@ class NegotiationApi(PlayerApiView):
     @extend_schema(
         summary="A deal negotiation",
         description="The players, who wants to negotiate, and the open proposal beside ICM and a chip chop.",
-        responses=_by_status({200: NEGOTIATION, 403: ErrorSerializer, 404: ErrorSerializer, **AUTH_ERRORS}),
+        responses=by_status({200: NEGOTIATION, 403: ErrorSerializer, 404: ErrorSerializer, **AUTH_ERRORS}),
     )
     def get(self, request, pk: int) -> Response:
         return Response(negotiation_data(_negotiation_for(request, pk)))
@@ -107,7 +107,7 @@ class DealConsentApi(PlayerApiView):
     @extend_schema(
         summary="Say whether you want to negotiate",
         request=inline_serializer("DealConsent", {"wants": serializers.BooleanField()}),
-        responses=_by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
+        responses=by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
     )
     def post(self, request, pk: int) -> Response:
         wants = serializers.BooleanField().run_validation(request.data.get("wants"))
@@ -120,7 +120,7 @@ class DealAnswerApi(PlayerApiView):
         summary="Accept or reject a proposal",
         description="Only this counts as acceptance (rule 23.6). When every player has accepted, the deal is made.",
         request=inline_serializer("DealAnswer", {"accept": serializers.BooleanField()}),
-        responses=_by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
+        responses=by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
     )
     def post(self, request, pk: int, proposal_id: int) -> Response:
         accept = serializers.BooleanField().run_validation(request.data.get("accept"))

@@ -20,12 +20,13 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
-from tournaments.rules.registration import addon_refusal, rebuy_refusal, registration_refusal, unregistration_refusal
+from tournaments.rules.registration import addon_refusal, rebuy_refusal, unregistration_refusal
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services.entries import (
     PaymentOption,
     entry_addon,
     entry_rebuy,
+    entry_refusal,
     entry_register,
     entry_unregister,
     payment_options,
@@ -61,13 +62,7 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
     window = tournament_window(tournament)
     currency = tournament.pool_currency
     if entry is None:
-        refusal = registration_refusal(
-            now=now,
-            status=tournament.status,
-            window=window,
-            entries=tournament.entries_count,
-            capacity=tournament.max_entrants,
-        )
+        refusal = entry_refusal(tournament, now=now)
         options = [] if refusal else payment_options(tournament=tournament, player=request.user, now=now)
         return {**context, "closed": refusal, "buttons": [_register_button(option) for option in options]}
     schedule = tournament_schedule(tournament)

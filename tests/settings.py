@@ -1,10 +1,18 @@
 """The test suite runs on real PostgreSQL and Redis (see README); override the
-addresses with DATABASE_URL and REDIS_URL."""
+addresses with DATABASE_URL and REDIS_URL.
+
+With TESTS_DATABASE=sqlite the tests run on the embedded default instead (SQLite,
+no Redis), as .ci/run's second run does for the registration, ledger and
+cancellation tests: the same code must work on both."""
 
 import os
 
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+if os.environ.get("TESTS_DATABASE") == "sqlite":
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
+else:
+    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/portal")
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-" + "t" * 40)
 os.environ.setdefault("HTTPS", "0")
 os.environ.setdefault("DEBUG", "0")

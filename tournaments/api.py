@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 
 from django import forms
-from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, F, QuerySet, Value, When
 from django.http import Http404
@@ -23,18 +22,13 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.generics import ListAPIView, RetrieveAPIView
-from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from accounts.authentication import TokenAuthentication
-from accounts.rate_limit import client_address, limit_exceeded
-from accounts.views import LOGIN_LIMIT
+from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
+from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from tournaments.forms import LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
@@ -42,13 +36,9 @@ from tournaments.selectors import Payouts, tournament_deadlines, tournament_payo
 from tournaments.serializers import (
     ChipPurchaseSerializer,
     EntrySerializer,
-    ErrorSerializer,
     InvalidFilterSerializer,
-    InvalidRequestSerializer,
     PaymentOptionSerializer,
     RegistrationRequestSerializer,
-    TokenRequestSerializer,
-    TokenSerializer,
     TournamentDetailSerializer,
     TournamentListItemSerializer,
     WalletSerializer,
@@ -224,7 +214,6 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
 
 # The signed-in player's own registration, purchases and wallet
 
-NOT_LOGGED_IN = _("Log in to register, rebuy or see your wallet: send your API token, or use your session.")
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
 IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -236,18 +225,6 @@ IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
         "with what the first request made, and charges nothing again."
     ),
 )
-AUTH_ERRORS = {
-    401: OpenApiResponse(
-        ErrorSerializer, description="`not_authenticated`: no token and no session; `authentication_failed`."
-    ),
-    403: OpenApiResponse(ErrorSerializer, description="`permission_denied`: a session request without CSRF token."),
-}
-
-
-def _by_status(responses: dict) -> dict:
-    return dict(sorted(responses.items()))
-
-
 NOT_FOUND = OpenApiResponse(ErrorSerializer, description="`not_found`: no such tournament.")
 NOT_REGISTERED = OpenApiResponse(
     ErrorSerializer, description="`not_found`: no such tournament; `not_registered`: the player has no entry in it."
@@ -262,41 +239,6 @@ REFUSED = OpenApiResponse(
 PAYMENT_REQUIRED = OpenApiResponse(
     ErrorSerializer, description="`insufficient_funds`: not enough money in the currency it is paid in."
 )
-
-
-class AnswerNegotiation(DefaultContentNegotiation):
-    """DRF's, less its parsing of the Accept header against every renderer when the
-    client takes anything or the first renderer's type and asks for no format (an API
-    client, every registration): the first renderer, as DRF's own would choose. It
-    cost a registration request about 0.18 ms of CPU."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        first = renderers[0]
-        meta = request.META
-        if (
-            not format_suffix
-            and not meta.get("QUERY_STRING")
-            and meta.get("HTTP_ACCEPT", "*/*") in ("*/*", first.media_type)
-        ):
-            return first, first.media_type
-        return super().select_renderer(request, renderers, format_suffix)
-
-
-class PlayerApiView(APIView):
-    """The signed-in player's own things: by token, or by session with its CSRF token."""
-
-    content_negotiation_class = AnswerNegotiation
-
-    # Token first: DRF answers a request without credentials with the first
-    # authenticator's challenge, and only the token has one (401 and
-    # WWW-Authenticate: Token; the session first would make it a 403).
-    authentication_classes = (TokenAuthentication, SessionAuthentication)
-    permission_classes = (IsAuthenticated,)
-
-    def permission_denied(self, request, message=None, code=None):
-        if request.authenticators and not request.successful_authenticator:
-            raise exceptions.NotAuthenticated(NOT_LOGGED_IN)
-        super().permission_denied(request, message=message, code=code)
 
 
 def _idempotency_key(request) -> str | None:
@@ -320,25 +262,15 @@ def registration_of(*, player, tournament_id: int) -> Receipt:
     return Receipt(entry, list(entry.purchases.order_by("pk")))
 
 
-# A serializer builds its fields anew for every object it is given (0.4 ms of CPU
-# for an entry and its purchases); this one only writes out, so one instance, its
-# fields built once, serves every answer.
-ENTRY_ANSWER = EntrySerializer()
-
-
-def _entry_answer(receipt: Receipt) -> dict:
-    return ENTRY_ANSWER.to_representation(receipt)
-
-
 class RegistrationApi(PlayerApiView):
     """The signed-in player's registration in one tournament."""
 
     @extend_schema(
         summary="The player's own registration",
-        responses=_by_status({200: EntrySerializer, **AUTH_ERRORS, 404: NOT_REGISTERED}),
+        responses=by_status({200: EntrySerializer, **AUTH_ERRORS, 404: NOT_REGISTERED}),
     )
     def get(self, request, pk: int) -> Response:
-        return Response(_entry_answer(registration_of(player=request.user, tournament_id=pk)))
+        return Response(EntrySerializer(registration_of(player=request.user, tournament_id=pk)).data)
 
     @extend_schema(
         summary="Register",
@@ -348,7 +280,7 @@ class RegistrationApi(PlayerApiView):
         ),
         parameters=[IDEMPOTENCY_KEY_HEADER],
         request=RegistrationRequestSerializer,
-        responses=_by_status(
+        responses=by_status(
             {
                 201: EntrySerializer,
                 200: OpenApiResponse(EntrySerializer, description="A retry: the entry the first request made."),
@@ -361,11 +293,9 @@ class RegistrationApi(PlayerApiView):
         ),
     )
     def post(self, request, pk: int) -> Response:
-        asked = {}
-        if request.data != {}:  # an empty body or `{}` asks for nothing: no serializer to build (56 us)
-            body = RegistrationRequestSerializer(data=request.data)
-            body.is_valid(raise_exception=True)
-            asked = body.validated_data
+        body = RegistrationRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        asked = body.validated_data
         receipt = entry_register_receipt(
             tournament_id=pk,
             player=request.user,
@@ -374,12 +304,13 @@ class RegistrationApi(PlayerApiView):
             ticket_id=asked.get("ticket"),
             idempotency_key=_idempotency_key(request),
         )
-        return Response(_entry_answer(receipt), status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED)
+        answer = EntrySerializer(receipt).data
+        return Response(answer, status=status.HTTP_200_OK if receipt.retry else status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Unregister",
         description="Takes the entry back before the deadline and refunds exactly what was paid, in the form paid.",
-        responses=_by_status(
+        responses=by_status(
             {
                 200: EntrySerializer,
                 400: OpenApiResponse(
@@ -392,14 +323,14 @@ class RegistrationApi(PlayerApiView):
     )
     def delete(self, request, pk: int) -> Response:
         receipt = entry_unregister_receipt(tournament_id=pk, player=request.user, now=timezone.now())
-        return Response(_entry_answer(receipt))
+        return Response(EntrySerializer(receipt).data)
 
 
 class PaymentOptionsApi(PlayerApiView):
     @extend_schema(
         summary="How the player can pay an entry",
         description="Each way to pay, its amount, and whether the player's balance covers it now.",
-        responses=_by_status({200: PaymentOptionSerializer(many=True), **AUTH_ERRORS, 404: NOT_FOUND}),
+        responses=by_status({200: PaymentOptionSerializer(many=True), **AUTH_ERRORS, 404: NOT_FOUND}),
     )
     def get(self, request, pk: int) -> Response:
         tournament = get_object_or_404(Tournament, pk=pk)
@@ -416,7 +347,7 @@ def _chip_purchase_schema(what: str, refusals: str, conflict: str):
         ),
         parameters=[IDEMPOTENCY_KEY_HEADER],
         request=None,
-        responses=_by_status(
+        responses=by_status(
             {
                 201: ChipPurchaseSerializer,
                 200: OpenApiResponse(ChipPurchaseSerializer, description="A retry: what the first request bought."),
@@ -465,72 +396,7 @@ class WalletApi(PlayerApiView):
             "Only ever the signed-in player's own: balances in minor units (the preferred currency even at zero, "
             "other zero balances left out) and the tickets they hold, usable or reserved by a registration."
         ),
-        responses=_by_status({200: WalletSerializer, **AUTH_ERRORS}),
+        responses=by_status({200: WalletSerializer, **AUTH_ERRORS}),
     )
     def get(self, request) -> Response:
         return Response(WalletSerializer(wallet_summary(request.user, now=timezone.now())).data)
-
-
-class InvalidCredentials(exceptions.APIException):
-    status_code = 400
-    default_code = "invalid_credentials"
-    default_detail = _("Unable to log in with that username and password.")
-
-
-def _login_wait(request, username: str) -> int:
-    """Counts a password attempt with the web login's own counters (per address and
-    per username), so guessing through the API gets no more tries; the seconds to
-    wait, or 0."""
-    waits = [_over(LOGIN_LIMIT, "login:ip", client_address(request))]
-    if username := username.strip().casefold():
-        waits.append(_over(LOGIN_LIMIT, "login:username", username))
-    return max(waits)
-
-
-def _over(limit, scope: str, key: str) -> int:
-    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
-
-
-class AuthTokenApi(PlayerApiView):
-    """The player's API token: get it with username and password, revoke it to log the API out."""
-
-    def get_permissions(self):
-        return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
-
-    @extend_schema(
-        summary="Get the API token",
-        description="The same token until it is revoked; every client of the player shares it.",
-        request=TokenRequestSerializer,
-        responses=_by_status(
-            {
-                200: TokenSerializer,
-                400: OpenApiResponse(
-                    InvalidRequestSerializer, description="`invalid_credentials`; `invalid` (with `fields`)."
-                ),
-                429: OpenApiResponse(
-                    ErrorSerializer,
-                    description="`throttled`: too many attempts from this address or for this username (with the "
-                    "web login's); Retry-After says when to try again.",
-                ),
-            }
-        ),
-    )
-    def post(self, request) -> Response:
-        body = TokenRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        if wait := _login_wait(request, body.validated_data["username"]):
-            raise exceptions.Throttled(wait)
-        user = authenticate(request, **body.validated_data)
-        if user is None:
-            raise InvalidCredentials
-        token, _created = Token.objects.get_or_create(user=user)
-        return Response(TokenSerializer(token).data)
-
-    @extend_schema(
-        summary="Revoke the API token",
-        description="Logs every client of the player out of the API; the session, if any, stays.",
-        responses=_by_status({204: None, **AUTH_ERRORS}),
-    )
-    def delete(self, request) -> Response:
-        Token.objects.filter(user=request.user).delete()
-        return Response(status=status.HTTP_204_NO_CONTENT)

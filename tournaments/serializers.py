@@ -8,12 +8,12 @@ minor units of `currency`; instants are ISO 8601 in UTC.
 """
 
 from datetime import UTC
-from operator import attrgetter
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.serializers import ErrorSerializer
 from tournaments.models import (
     BettingStructure,
     BountyKind,
@@ -211,29 +211,12 @@ class TournamentDetailSerializer(serializers.Serializer):
     deals = DealsSerializer(source="tournament")
 
 
-class ErrorSerializer(serializers.Serializer):
-    """Every error the API answers."""
-
-    code = serializers.CharField(help_text="Stable, for programs: not_found, invalid_filter, method_not_allowed...")
-    message = serializers.CharField(help_text="For a person.")
-
-
 class InvalidFilterSerializer(ErrorSerializer):
     """A filter the lobby would refuse too."""
 
     fields = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text='The form\'s messages by query parameter; "__all__" for those about several.',
-    )
-
-
-class InvalidRequestSerializer(ErrorSerializer):
-    """A request body or header the API cannot take, or a refusal by the rules."""
-
-    fields = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text='Only for a body or header it cannot take: the messages by field ("Idempotency-Key" for the header).',
     )
 
 
@@ -280,27 +263,7 @@ class RegistrationRequestSerializer(serializers.Serializer):
     )
 
 
-class WrittenOut(serializers.Serializer):
-    """An answer's serializer that writes its fields as DRF's would, each read from a
-    plain attribute (dotted sources; no Mapping, callable or source="*") with an
-    attrgetter made once: DRF's generic reads cost a registration's answer (an entry
-    and its purchase) about 0.3 ms of CPU."""
-
-    def to_representation(self, instance):
-        reads = self.__dict__.get("_reads")
-        if reads is None:
-            reads = self._reads = [
-                (field.field_name, attrgetter(".".join(field.source_attrs)), field.to_representation)
-                for field in self._readable_fields
-            ]
-        answer = {}
-        for name, read, write in reads:
-            value = read(instance)
-            answer[name] = None if value is None else write(value)
-        return answer
-
-
-class PurchaseSerializer(WrittenOut):
+class PurchaseSerializer(serializers.Serializer):
     """What was paid for an entry, a rebuy or an add-on; a refund reverses exactly this."""
 
     id = serializers.IntegerField()
@@ -316,7 +279,7 @@ class PurchaseSerializer(WrittenOut):
     refunded_at = UtcDateTimeField(allow_null=True, help_text="Null: not refunded.")
 
 
-class EntrySerializer(WrittenOut):
+class EntrySerializer(serializers.Serializer):
     """The player's entry in one tournament, with everything paid for it (a
     tournaments.services.entries.Receipt: the services hand back the purchases they made or
     refunded, so the answer needs no query)."""
@@ -393,14 +356,3 @@ class WalletSerializer(serializers.Serializer):
 
     balances = BalanceSerializer(many=True)
     tickets = TicketSerializer(many=True, help_text="Usable, or reserved by a registration; soonest expiry first.")
-
-
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
-
-
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(
-        source="key", help_text='Send it as "Authorization: Token <token>". The same token until revoked.'
-    )

@@ -1,17 +1,23 @@
-"""Use cases that move value. Every one runs in one transaction."""
+"""The ledger: the only way value moves (ARCHITECTURE.md, Money).
+
+Every movement is a batch of legs that moves together or not at all, in the caller's
+transaction or its own: the accounts are locked in id order, every source is checked
+to hold what leaves it, the balances move with F() updates, and each leg leaves one
+Transfer and one audit row. A batch's idempotency keys make a retry return the first
+transfers and move nothing. The database's constraints are the backstop: a balance
+that may not go negative cannot (wallet.models).
+"""
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
-from django.utils import timezone
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import BigIntegerField, Case, F, Q, Value, When
 from django.utils.translation import gettext as _
 
-from audit.models import AuditEntry
-from audit.services import FIELDS as AUDIT_FIELDS
-from config.sql import rows_insert
+from audit.services import AuditRecord, audit_log_many
 from live.outbox import record
 from wallet.events import BalancesChanged
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
@@ -27,12 +33,19 @@ class InsufficientFunds(WalletError):
     code = "insufficient_funds"
 
 
-def account_get(*, kind: str, currency: str, owner=None, ref: str = "") -> Account:
+def account_get(*, kind: str, currency: str, owner: AbstractBaseUser | None = None, ref: str = "") -> Account:
     """The account of that kind, currency and owner, created empty on first use."""
+    return _account_get_or_create(
+        kind=kind, currency=currency, owner_id=owner.pk if owner is not None else None, ref=ref
+    )
+
+
+def _account_get_or_create(*, kind: str, currency: str, owner_id: int | None, ref: str) -> Account:
+    fields = {"kind": kind, "currency": currency, "owner_id": owner_id, "ref": ref}
     try:
-        account, _ = Account.objects.get_or_create(kind=kind, currency=currency, owner=owner, ref=ref)
+        account, _created = Account.objects.get_or_create(**fields)
     except IntegrityError:  # created concurrently
-        account = Account.objects.get(kind=kind, currency=currency, owner=owner, ref=ref)
+        account = Account.objects.get(**fields)
     return account
 
 
@@ -59,9 +72,8 @@ def house_account_spec(currency: str) -> AccountSpec:
 def accounts_get(
     specs: Iterable[AccountSpec], *, known: Mapping[AccountSpec, Account] | None = None
 ) -> dict[AccountSpec, Account]:
-    """The accounts `specs` name: from `known` (see accounts_around) when there, else
-    read with one query; those missing are created empty (each as account_get
-    does, so a concurrent first use is harmless)."""
+    """The accounts `specs` name: from `known` (see accounts_for) when there, else
+    read with one query; those missing are created empty."""
     known = known or {}
     named = set(specs)
     found = {spec: known[spec] for spec in named & known.keys()}
@@ -71,60 +83,37 @@ def accounts_get(
     match = Q()
     for spec in wanted:
         match |= Q(kind=spec.kind, currency=spec.currency, owner_id=spec.owner_id, ref=spec.ref)
-    found |= {_spec(account): account for account in Account.objects.filter(match)}
+    found |= {account_spec(account): account for account in Account.objects.filter(match)}
     # In one order everywhere: two first uses of the same accounts then never wait
     # for each other's new rows in a circle.
     for spec in sorted(
         wanted - found.keys(), key=lambda spec: (spec.kind, spec.currency, spec.owner_id or 0, spec.ref)
     ):
-        fields = {"kind": spec.kind, "currency": spec.currency, "owner_id": spec.owner_id, "ref": spec.ref}
-        try:
-            found[spec], _ = Account.objects.get_or_create(**fields)
-        except IntegrityError:  # created concurrently
-            found[spec] = Account.objects.get(**fields)
+        found[spec] = _account_get_or_create(
+            kind=spec.kind, currency=spec.currency, owner_id=spec.owner_id, ref=spec.ref
+        )
     return found
 
 
-def accounts_around(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
-    """The player's accounts, those of `ref` and the room's own, by spec, with one
-    query: read ahead of a lock for accounts_get to take from, so that the lock is
-    held for less. Safe to read early: an account's identity never changes, and
-    transfers_create reads its balance again under the lock."""
-    with connection.cursor() as cursor:
-        cursor.execute(AROUND, [owner_id, ref, ""])
-        return accounts_by_spec(cursor.fetchall())
+def accounts_for(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
+    """The accounts of a player, of `ref` (an event's pool, fees and bounties) and
+    the room's own, by spec: read before a lock for accounts_get to take from, so
+    that the lock is held for less. Safe to read early: an account's identity never
+    changes, and the ledger reads its balance again under the account's own lock."""
+    around = Account.objects.filter(Q(owner_id=owner_id) | Q(owner=None, ref__in=[ref, ""]))
+    return {account_spec(account): account for account in around}
 
 
-def accounts_by_spec(rows) -> dict[AccountSpec, Account]:
-    """Accounts from rows of ACCOUNT_FIELDS (AROUND's, or AROUND_JSON's), by spec."""
-    around = [Account.from_db(connection.alias, ACCOUNT_FIELDS, row) for row in rows]
-    return {_spec(account): account for account in around}
-
-
-# Written out: every registration and unregistration reads these, and the ORM's
-# query took about 0.4 ms of CPU to build, this about 0.05 ms.
-ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
-AROUND = (
-    f"SELECT {', '.join(field.column for field in Account._meta.concrete_fields)} FROM {Account._meta.db_table}"  # noqa: S608 (names from the model)
-    " WHERE owner_id = %s OR (owner_id IS NULL AND ref IN (%s, %s))"
-)
-# AROUND as one JSON value (PostgreSQL), for a read ahead of something else to carry
-# as a column of its own (accounts_around's parameters); accounts_by_spec reads its rows.
-AROUND_JSON = (
-    f"(SELECT json_agg(json_build_array({', '.join(field.column for field in Account._meta.concrete_fields)}))"  # noqa: S608 (names from the model)
-    f" FROM {Account._meta.db_table} WHERE owner_id = %s OR (owner_id IS NULL AND ref IN (%s, %s)))"
-)
-
-
-def _spec(account: Account) -> AccountSpec:
+def account_spec(account: Account) -> AccountSpec:
+    """The spec that names `account`."""
     return AccountSpec(account.kind, account.currency, account.owner_id, account.ref)
 
 
-def player_cash_account(user, currency: str) -> Account:
+def player_cash_account(user: AbstractBaseUser, currency: str) -> Account:
     return account_get(kind=AccountKind.PLAYER_CASH, currency=currency, owner=user)
 
 
-def player_tmoney_account(user) -> Account:
+def player_tmoney_account(user: AbstractBaseUser) -> Account:
     return account_get(kind=AccountKind.PLAYER_TMONEY, currency=Currency.TMONEY, owner=user)
 
 
@@ -145,9 +134,9 @@ def transfer_create(
     source: Account,
     destination: Account,
     amount: int,
-    reason: TransferReason,
+    reason: str,
     idempotency_key: str,
-    actor=None,
+    actor: AbstractBaseUser | None = None,
     memo: str = "",
 ) -> Transfer:
     """Move `amount` minor units from `source` to `destination` (transfers_create
@@ -162,10 +151,10 @@ def transfers_create(
     *,
     legs: list[Leg],
     idempotency_key_prefix: str,
-    actor=None,
+    actor: AbstractBaseUser | None = None,
     memo: str = "",
     keys_are_new: bool = False,
-    audit: Sequence[AuditEntry] = (),
+    audit: Iterable[AuditRecord] = (),
 ) -> list[Transfer]:
     """Move every leg or none, in the legs' order; each leg is one Transfer with one
     audit row.
@@ -176,17 +165,21 @@ def transfers_create(
     returns the first transfers and moves nothing, even when the two race.
 
     `keys_are_new`: the caller vouches that no transfer has these keys yet (they
-    name a row created, or first refunded, under a lock in its transaction), so
+    name a row it created, or first refunded, under a lock in its transaction), so
     neither the look-up for a retry nor the savepoint that lets a race on the keys
     end in the first transfers is needed; a duplicate key then fails the caller's
     transaction. Honoured only inside a transaction.
 
-    `audit`: the caller's own audit rows (unsaved) for what the legs pay, written in
-    the INSERT of the transfers' own when the legs move (also when there are none);
-    a retry or a refusal writes none.
+    `audit`: the caller's own records of what the legs pay, appended (by
+    audit.services, as every audit row) in the one INSERT of the transfers' rows, a
+    round trip less under the caller's locks; also when there are no legs, never on
+    a retry or a refusal.
+
+    Records BalancesChanged for the players whose accounts moved.
     """
     if not legs:
-        return _journal(legs, keys=[], actor=actor, memo=memo, audit=audit)
+        audit_log_many(audit)
+        return []
     keys = _keys(legs, idempotency_key_prefix)
     keys_are_new = keys_are_new and transaction.get_connection().in_atomic_block
     if not keys_are_new:
@@ -195,13 +188,10 @@ def transfers_create(
             return _same_transfers(existing, keys=keys, legs=legs)
     try:
         # Without a savepoint an error inside marks the caller's transaction for
-        # rollback: so the refusal below is raised after the block.
+        # rollback: so a refusal is raised after the block, which then wrote nothing.
         with transaction.atomic(savepoint=not keys_are_new):
-            if connection.vendor == "postgresql":
-                moved, transfers = _ledger_write(legs, keys=keys, actor=actor, memo=memo, audit=audit)
-            else:
-                moved = _balances_move(legs)
-                transfers = _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit) if moved else []
+            moved = _balances_move(legs)
+            transfers = _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit) if moved else []
     except IntegrityError:
         if keys_are_new:
             raise
@@ -234,92 +224,40 @@ def _keys(legs: list[Leg], prefix: str) -> list[str]:
 
 
 MAY_GO_NEGATIVE = frozenset({AccountKind.EXTERNAL, AccountKind.HOUSE})
-ACCOUNT_TABLE = Account._meta.db_table
 
 
 def _balances_move(legs: list[Leg]) -> bool:
-    """Lock the legs' accounts in id order and add each leg to their balances, if
-    every source holds all its legs take from it (HOUSE and EXTERNAL may go
-    negative; only what leaves counts: no leg is paid with money another leg of the
-    batch brings in); whether it did. One statement, which checks each balance as
-    the lock finds it; a refusal leaves every balance as it was (and the locks held)."""
-    deltas, held = _deltas(legs)
-    with connection.cursor() as cursor:
-        cursor.execute(*_balances_add(deltas, held=held))
-        moved = [pk for (pk,) in cursor.fetchall()]
-    return _moved_all(moved, deltas)
-
-
-def _deltas(legs: list[Leg]) -> tuple[dict[int, int], dict[int, int]]:
-    """What the legs add to each account's balance, and what each source that may
-    not go negative must hold."""
+    """Lock the legs' accounts in id order and, if every source holds all its legs
+    take from it (only what leaves counts: no leg is paid with money another leg of
+    the batch brings in), add each leg to their balances; whether it did. A refusal
+    changes nothing (and keeps the locks)."""
     deltas: dict[int, int] = defaultdict(int)
-    held: dict[int, int] = defaultdict(int)
+    needed: dict[int, int] = defaultdict(int)
     for leg in legs:
         deltas[leg.source.pk] -= leg.amount
         deltas[leg.destination.pk] += leg.amount
         if leg.source.kind not in MAY_GO_NEGATIVE:
-            held[leg.source.pk] += leg.amount
-    return deltas, held
-
-
-def _moved_all(moved: list[int], deltas: dict[int, int]) -> bool:
-    """Whether every account of `deltas` moved; if only some did (another source was
-    short), they are put back."""
-    if len(moved) == len(deltas):
-        return True
-    if moved:
-        with connection.cursor() as cursor:
-            cursor.execute(*_balances_add({pk: -deltas[pk] for pk in moved}, held={}))
-    return False
-
-
-def _ledger_write(
-    legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Sequence[AuditEntry]
-) -> tuple[bool, list[Transfer]]:
-    """_balances_move and, if the legs moved, _journal, in one statement on
-    PostgreSQL (the transfers' audit rows made from the rows the INSERT returns):
-    whether they moved, and the transfers. Every registration and unregistration
-    makes one, under the tournament's lock: two statements fewer than one each."""
-    deltas, held = _deltas(legs)
-    update, params = _balances_add(deltas, held=held)
-    now = timezone.now()
-    actor_id = actor.pk if actor is not None else None
-    audit_actor_id = actor.pk if actor is not None and actor.is_authenticated else None
-    for leg, key in zip(legs, keys, strict=True):
-        params += [leg.source.pk, leg.destination.pk, leg.amount, leg.reason, key, memo, actor_id, now]
-        params.append(leg.source.currency)
-    params += [len(deltas), audit_actor_id, Transfer._meta.label_lower]
-    own = []
-    prepare_data = AuditEntry._meta.get_field("data").get_db_prep_save
-    for row in audit:
-        row.created_at = now
-        own.append("(%s, CAST(%s AS bigint), %s, %s, %s, CAST(%s AS jsonb), CAST(%s AS timestamptz))")
-        params += [row.action, row.actor_id, row.subject_type, row.subject_id, row.reason]
-        params += [prepare_data(row.data, connection), now]
-    if own:
-        params.append(len(deltas))
-    sql = LEDGER_WRITE.format(
-        update=update,
-        legs=", ".join([LEG_ROW] * len(legs)),
-        own=(OWN_AUDIT.format(rows=", ".join(own)) if own else ""),
+            needed[leg.source.pk] += leg.amount
+    balances = dict(
+        Account.objects.select_for_update().filter(pk__in=deltas).order_by("pk").values_list("pk", "balance")
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    moved = [pk for pk, key in rows if key is None]
-    if not _moved_all(moved, deltas):
-        return False, []
-    made = {key: pk for pk, key in rows if key is not None}
-    transfers = _transfers(legs, keys, actor=actor, memo=memo, now=now)
-    for transfer in transfers:
-        transfer.pk = made[transfer.idempotency_key]
-    return True, transfers
+    if any(balances[pk] < amount for pk, amount in needed.items()):
+        return False
+    # Every account in one UPDATE: each is a round trip under the locks the caller holds.
+    moved = {pk: delta for pk, delta in deltas.items() if delta}
+    if moved:
+        by_account = Case(
+            *(When(pk=pk, then=Value(delta)) for pk, delta in moved.items()), output_field=BigIntegerField()
+        )
+        Account.objects.filter(pk__in=moved).update(balance=F("balance") + by_account)
+    return True
 
 
-def _transfers(legs: list[Leg], keys: list[str], *, actor, memo: str, now) -> list[Transfer]:
-    """The Transfer rows of `legs`, one per idempotency key."""
-    return [
+def _journal(
+    legs: list[Leg], *, keys: list[str], actor: AbstractBaseUser | None, memo: str, audit: Iterable[AuditRecord]
+) -> list[Transfer]:
+    """The legs' Transfer rows, and an audit row for each, with the caller's `audit`."""
+    transfers = Transfer.objects.bulk_create(
         Transfer(
             source=leg.source,
             destination=leg.destination,
@@ -328,84 +266,14 @@ def _transfers(legs: list[Leg], keys: list[str], *, actor, memo: str, now) -> li
             idempotency_key=key,
             actor=actor,
             memo=memo,
-            created_at=now,
         )
         for leg, key in zip(legs, keys, strict=True)
-    ]
-
-
-TRANSFER_TABLE = Transfer._meta.db_table
-AUDIT_TABLE = AuditEntry._meta.db_table
-LEG_ROW = "(%s, %s, %s, %s, %s, %s, CAST(%s AS bigint), CAST(%s AS timestamptz), %s)"
-OWN_AUDIT = (
-    " UNION ALL SELECT * FROM (VALUES {rows})"
-    " AS own (action, actor_id, subject_type, subject_id, reason, data, created_at)"
-    " WHERE (SELECT count(*) FROM moved) = %s"
-)
-# The balances' UPDATE, then (only if every account moved) the transfers' INSERT and
-# one INSERT of their audit rows, as _journal writes them, and the caller's.
-LEDGER_WRITE = (
-    "WITH moved AS ({update}),"  # noqa: S608 (names from the models, placeholders)
-    " leg (source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at, currency)"
-    " AS (VALUES {legs}),"
-    f" made AS (INSERT INTO {TRANSFER_TABLE}"
-    " (source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at)"
-    " SELECT source_id, destination_id, amount, reason, idempotency_key, memo, actor_id, created_at FROM leg"
-    " WHERE (SELECT count(*) FROM moved) = %s RETURNING id, idempotency_key),"
-    f" noted AS (INSERT INTO {AUDIT_TABLE} (action, actor_id, subject_type, subject_id, reason, data, created_at)"
-    " (SELECT 'wallet.transfer.' || leg.reason, CAST(%s AS bigint), %s, CAST(made.id AS varchar), leg.memo,"
-    " jsonb_build_object('amount', leg.amount, 'currency', leg.currency, 'from', leg.source_id,"
-    " 'to', leg.destination_id), leg.created_at"
-    " FROM made JOIN leg USING (idempotency_key) ORDER BY made.id){own})"
-    " SELECT id, idempotency_key FROM made UNION ALL SELECT id, NULL FROM moved"
-)
-
-
-def _balances_add(deltas: dict[int, int], *, held: dict[int, int]) -> tuple[str, list]:
-    """An UPDATE, RETURNING the ids it changed, that locks the accounts of `deltas`
-    in id order (a write on SQLite holds the whole database) and adds each its delta
-    unless it holds less than `held` says. Written out, in SQL that PostgreSQL and
-    the embedded SQLite both speak: the ORM's CASE WHEN took 0.8 ms of CPU to build,
-    this takes 0.1 ms."""
-    ids = sorted(deltas)
-    marks = ", ".join(["%s"] * len(ids))
-    locked = (
-        f"SELECT id FROM {ACCOUNT_TABLE} WHERE id IN ({marks}) ORDER BY id FOR UPDATE"  # noqa: S608 (a table name and placeholders)
-        if connection.features.has_select_for_update
-        else marks
     )
-    sql = f"UPDATE {ACCOUNT_TABLE} SET balance = balance + {_by_id(deltas)} WHERE id IN ({locked})"  # noqa: S608 (as above)
-    params = [*_by_id_params(deltas), *ids]
-    if held:
-        sql += f" AND (id NOT IN ({', '.join(['%s'] * len(held))}) OR balance >= {_by_id(held)})"
-        params += [*held, *_by_id_params(held)]
-    return f"{sql} RETURNING id", params
-
-
-def _by_id(amounts: dict[int, int]) -> str:
-    return f"CASE id {' '.join(['WHEN %s THEN CAST(%s AS BIGINT)'] * len(amounts))} END"
-
-
-def _by_id_params(amounts: dict[int, int]) -> list[int]:
-    return [value for row in amounts.items() for value in row]
-
-
-def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Sequence[AuditEntry]) -> list[Transfer]:
-    """The legs' Transfer rows and the audit rows audit_log would write, one per
-    transfer, with the caller's `audit` rows: each kind in one INSERT."""
-    now = timezone.now()
-    transfers = _transfers(legs, keys, actor=actor, memo=memo, now=now)
-    if transfers:
-        made = {key: pk for pk, key in rows_insert(transfers, TRANSFER_COLUMNS, returning="idempotency_key")}
-        for transfer in transfers:
-            transfer.pk = made[transfer.idempotency_key]
-    audit_actor = actor if actor is not None and actor.is_authenticated else None
-    rows = [
-        AuditEntry(
+    own = [
+        AuditRecord(
             action=f"wallet.transfer.{leg.reason}",
-            actor=audit_actor,
-            subject_type=Transfer._meta.label_lower,
-            subject_id=str(transfer.pk),
+            subject=transfer,
+            actor=actor,
             reason=memo,
             data={
                 "amount": leg.amount,
@@ -413,18 +281,11 @@ def _journal(legs: list[Leg], *, keys: list[str], actor, memo: str, audit: Seque
                 "from": leg.source.pk,
                 "to": leg.destination.pk,
             },
-            created_at=now,
         )
         for leg, transfer in zip(legs, transfers, strict=True)
     ]
-    for row in audit:
-        row.created_at = now
-    if rows or audit:
-        rows_insert([*rows, *audit], AUDIT_FIELDS)
+    audit_log_many([*own, *audit])
     return transfers
-
-
-TRANSFER_COLUMNS = ("source", "destination", "amount", "reason", "idempotency_key", "memo", "actor", "created_at")
 
 
 def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg]) -> list[Transfer]:
@@ -441,14 +302,16 @@ def house_account(currency: str) -> Account:
     return account_get(kind=AccountKind.HOUSE, currency=currency)
 
 
-def wallet_account(user, currency: str) -> Account:
+def wallet_account(user: AbstractBaseUser, currency: str) -> Account:
     """A player's own money in `currency`: cash, or T-Money for TMY."""
     if currency == Currency.TMONEY:
         return player_tmoney_account(user)
     return player_cash_account(user, currency)
 
 
-def deposit_create(*, user, currency: str, amount: int, idempotency_key: str, actor=None) -> Transfer:
+def deposit_create(
+    *, user: AbstractBaseUser, currency: str, amount: int, idempotency_key: str, actor: AbstractBaseUser | None = None
+) -> Transfer:
     """Credit money that arrived from outside the room to a player's account."""
     outside = account_get(kind=AccountKind.EXTERNAL, currency=currency)
     return transfer_create(
@@ -461,7 +324,9 @@ def deposit_create(*, user, currency: str, amount: int, idempotency_key: str, ac
     )
 
 
-def staff_adjust(*, user, currency: str, amount: int, reason: str, actor, idempotency_key: str) -> Transfer:
+def staff_adjust(
+    *, user: AbstractBaseUser, currency: str, amount: int, reason: str, actor: AbstractBaseUser, idempotency_key: str
+) -> Transfer:
     """Credit (amount > 0) or debit (amount < 0) a player's cash or T-Money against
     the house, with the staff member's reason (rule 1)."""
     if not reason.strip():
@@ -481,7 +346,9 @@ def staff_adjust(*, user, currency: str, amount: int, reason: str, actor, idempo
     )
 
 
-def tmoney_issue(*, user, amount: int, reason: str, actor, idempotency_key: str) -> Transfer:
+def tmoney_issue(
+    *, user: AbstractBaseUser, amount: int, reason: str, actor: AbstractBaseUser, idempotency_key: str
+) -> Transfer:
     """Give a player `amount` of T-Money from the house, with the staff member's
     reason (compensation, a promotion, rule 1).
 

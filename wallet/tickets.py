@@ -3,6 +3,7 @@ consumed when the tournament starts, expired at their date."""
 
 from datetime import datetime
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
@@ -14,13 +15,13 @@ from wallet.services import WalletError
 
 def ticket_issue(
     *,
-    owner,
+    owner: AbstractBaseUser,
     value: int,
     currency: str,
     expires_at: datetime,
-    actor=None,
+    actor: AbstractBaseUser | None = None,
     reason: str = "",
-    tournament_ref=None,
+    tournament_ref: int | None = None,
     idempotency_key: str | None = None,
 ) -> Ticket:
     """A ticket for `owner`; with an idempotency key, a retry returns the first
@@ -48,7 +49,7 @@ def ticket_issue(
         return _same_ticket(earlier, owner=owner, value=value, currency=currency)
 
 
-def _same_ticket(earlier: Ticket, *, owner, value: int, currency: str) -> Ticket:
+def _same_ticket(earlier: Ticket, *, owner: AbstractBaseUser, value: int, currency: str) -> Ticket:
     if (earlier.owner_id, earlier.value, earlier.currency) != (owner.pk, value, currency):
         raise WalletError(_("This request key was already used for a different ticket."))
     return earlier
@@ -75,7 +76,7 @@ def _ticket_create(*, owner, value, currency, expires_at, actor, reason, tournam
     return ticket
 
 
-def tickets_usable_for(*, owner, tournament_id: int, value: int, currency: str, now: datetime):
+def tickets_usable_for(*, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime):
     """The owner's tickets that can pay this entry: for this tournament, or for any
     event of exactly this buy-in level."""
     return Ticket.objects.filter(
@@ -86,9 +87,19 @@ def tickets_usable_for(*, owner, tournament_id: int, value: int, currency: str, 
     ).order_by("expires_at", "pk")
 
 
-def ticket_reserve(*, ticket_id: int, owner, tournament_id: int, value: int, currency: str, now: datetime) -> Ticket:
+def ticket_reserve(
+    *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
+) -> Ticket:
     """Reserve the owner's ticket for an entry, under its row lock (in the caller's transaction)."""
-    ticket = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner).first()
+    found = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner).first()
+    ticket = _usable(found, tournament_id=tournament_id, value=value, currency=currency, now=now)
+    _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
+    return ticket
+
+
+def _usable(ticket: Ticket | None, *, tournament_id: int, value: int, currency: str, now: datetime) -> Ticket:
+    """`ticket` (the owner's, or None) if it is available and pays an entry into the
+    tournament (a ticket for it, or for any event of its buy-in level); else WalletError."""
     if ticket is None:
         raise WalletError(_("That ticket is not yours."))
     if ticket.status != TicketStatus.AVAILABLE:
@@ -99,7 +110,6 @@ def ticket_reserve(*, ticket_id: int, owner, tournament_id: int, value: int, cur
     fits_level = ticket.tournament_ref is None and (ticket.value, ticket.currency) == (value, currency)
     if not (fits_event or fits_level):
         raise WalletError(_("That ticket is not valid for this tournament."))
-    _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
     return ticket
 
 

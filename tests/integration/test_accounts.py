@@ -11,9 +11,8 @@ from django.test import Client, RequestFactory
 
 from accounts import rate_limit, services
 from accounts.models import User
-from accounts.rate_limit import client_address
+from accounts.rate_limit import LOGIN_LIMIT, SIGN_UP_LIMIT, client_address
 from accounts.services import user_sign_up
-from accounts.views import LOGIN_LIMIT, SIGN_UP_LIMIT
 from audit.models import AuditEntry
 
 # Requested by name (not the django_db mark) so that conftest clears the cache, and the

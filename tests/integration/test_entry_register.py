@@ -170,3 +170,19 @@ def test_wallet_audit_fails_on_a_tampered_balance(event, rich):
     Account.objects.filter(pk=wallet_account(rich, "EUR").pk).update(balance=1)  # behind the ledger's back
     with pytest.raises(CommandError, match="discrepancies"):
         call_command("wallet_audit")
+
+
+def test_a_registered_player_is_told_so_even_when_the_event_is_full(rich, other_player):
+    event = TournamentFactory(blind_structure=BlindStructureFactory(), min_entrants=2, max_entrants=2)
+    deposit_create(user=other_player, currency="EUR", amount=1100, idempotency_key="other")
+    now = timezone.now()
+    entry_register(tournament_id=event.pk, player=rich, now=now, idempotency_key="first")
+    entry_register(tournament_id=event.pk, player=other_player, now=now)
+
+    with pytest.raises(TournamentError) as refused:
+        entry_register(tournament_id=event.pk, player=rich, now=now)
+    retried = entry_register(tournament_id=event.pk, player=rich, now=now, idempotency_key="first")
+
+    assert refused.value.code == "already_registered"
+    assert retried == event.entries.get(player=rich)
+    assert balance(rich) == 3900

@@ -1,18 +1,21 @@
 """transfers_create: several legs move together or not at all, once per key, each
 with its audit row, and the books stay balanced."""
 
-import threading
 from collections import Counter
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from audit.services import AuditRecord
+from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import Entry, PaymentForm, PurchaseKind
+from tournaments.rules.pricing import EntryPrice
 from tournaments.services.entries import entry_refund, entry_register, entry_unregister, purchase_create
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Transfer, TransferReason
@@ -100,6 +103,22 @@ def test_one_poor_source_among_several_refuses_every_leg(player, other_player, f
 
     assert balances(funded, poor, pool, fees) == [5000, 50, 0, 0]
     assert not Transfer.objects.filter(idempotency_key__startswith="two-payers").exists()
+
+
+def test_legs_that_cancel_out_leave_the_balances_and_record_both_transfers(player, funded):
+    pool, _fees = pool_and_fees()
+    legs = [Leg(funded, pool, 700, TransferReason.BUY_IN, "in"), Leg(pool, funded, 700, TransferReason.REFUND, "out")]
+
+    # The pool holds nothing: only what leaves counts, and it pays back what it took in.
+    with pytest.raises(InsufficientFunds):
+        transfers_create(legs=legs, idempotency_key_prefix="round")
+    deposit_create(user=player, currency="EUR", amount=700, idempotency_key="more")
+    transfers_create(legs=[Leg(funded, pool, 700, TransferReason.BUY_IN)], idempotency_key_prefix="seed")
+    transfers = transfers_create(legs=legs, idempotency_key_prefix="round")
+
+    assert [t.idempotency_key for t in transfers] == ["round:in", "round:out"]
+    assert balances(funded, pool) == [5000, 700]
+    assert wallet_discrepancies() == []
 
 
 def test_the_house_may_pay_more_than_it_holds(player):
@@ -195,68 +214,66 @@ def test_the_one_leg_transfer_keeps_its_key_whole(funded):
     assert transfer.idempotency_key == "whole-key"
 
 
-def test_a_batch_costs_a_fixed_number_of_queries(player, funded, django_assert_num_queries):
+def test_a_batch_locks_its_accounts_and_writes_each_kind_of_row_in_one_statement(
+    player, funded, django_assert_num_queries
+):
     pool, fees = pool_and_fees()
     bounties = account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1")
     legs = [*entry_legs(funded, pool, fees), Leg(funded, bounties, 50, TransferReason.BOUNTY, "bounty")]
 
-    # The key look-up, a savepoint, one statement (the UPDATE that locks, the INSERTs of
-    # the transfers and their audit rows), the release.
-    with django_assert_num_queries(4):
+    # The key look-up, a savepoint, the accounts locked in one SELECT, their balances in
+    # one UPDATE, the transfers' INSERT and their audit rows', the release.
+    with django_assert_num_queries(7):
         transfers_create(legs=legs, idempotency_key_prefix="counted", actor=player)
-    # Keys the caller vouches for: that statement only.
-    with django_assert_num_queries(1):
+    # Keys the caller vouches for: no look-up and no savepoint.
+    with django_assert_num_queries(4):
         transfers_create(legs=legs, idempotency_key_prefix="counted-new", actor=player, keys_are_new=True)
+    assert balances(funded, pool, fees, bounties) == [5000 - 2 * 1150, 2000, 200, 100]
 
 
-def test_the_one_statement_writes_what_the_update_and_the_inserts_write(player, funded):
-    """On PostgreSQL the ledger writes in one statement (_ledger_write); the embedded
-    SQLite in three (_balances_move and _journal). Both leave the same rows."""
-    from wallet.services import _balances_move, _journal, _ledger_write
-
+def test_each_transfer_has_exactly_one_audit_row(player, funded):
     pool, fees = pool_and_fees()
-    written = {}
-    for way in ("one", "three"):
-        # Each way's own row has its own subject: the audit log keeps both.
-        own = AuditEntry(action="tests.paid", actor=player, subject_type="tests.thing", subject_id=way, data={"x": 1})
-        keys = [f"{way}:pool", f"{way}:fee"]
-        legs = entry_legs(funded, pool, fees)
-        with transaction.atomic():
-            if way == "one":
-                moved, transfers = _ledger_write(legs, keys=keys, actor=player, memo="m", audit=[own])
-            else:
-                moved = _balances_move(legs)
-                transfers = _journal(legs, keys=keys, actor=player, memo="m", audit=[own])
-        assert moved
-        made = Transfer.objects.filter(idempotency_key__in=keys).order_by("pk")
-        assert [t.pk for t in transfers] == [t.pk for t in made]
-        rows = AuditEntry.objects.filter(
-            subject_id__in=[str(t.pk) for t in made] + [way],
-            action__in=["wallet.transfer.buy_in", "wallet.transfer.fee", "tests.paid"],
-        ).order_by("pk")
-        written[way] = (
-            [(t.source_id, t.destination_id, t.amount, t.reason, t.memo, t.actor_id) for t in made],
-            [(r.action, r.actor_id, r.subject_type, r.reason, r.data) for r in rows],
-            [r.subject_id for r in rows[:2]] == [str(t.pk) for t in made],
-        )
-    assert written["one"] == written["three"]
-    assert written["one"][2]
-    assert balances(funded, pool, fees) == [5000 - 2200, 2000, 200]
+
+    transfers = transfers_create(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="once", actor=player)
+
+    ids = [str(t.pk) for t in transfers]
+    rows = AuditEntry.objects.filter(subject_type="wallet.transfer", subject_id__in=ids)
+    assert Counter(rows.values_list("subject_id", flat=True)) == dict.fromkeys(ids, 1)
 
 
-def test_the_one_statement_moves_nothing_when_a_source_is_short(player, funded):
-    from wallet.services import _ledger_write
-
+def test_the_callers_audit_rows_are_written_with_the_transfers_and_not_on_a_refusal(player, funded):
     pool, fees = pool_and_fees()
-    own = AuditEntry(action="tests.paid", actor=player, subject_type="tests.thing", subject_id="7")
-    with transaction.atomic():
-        moved, transfers = _ledger_write(
-            entry_legs(funded, pool, fees, price=4950), keys=["a", "b"], actor=player, memo="", audit=[own]
-        )
-    assert (moved, transfers) == (False, [])
-    assert balances(funded, pool, fees) == [5000, 0, 0]
-    assert not Transfer.objects.filter(idempotency_key__in=["a", "b"]).exists()
+    paid = AuditRecord(action="tests.paid", subject=pool, actor=player, data={"x": 1})
+
+    with pytest.raises(InsufficientFunds):
+        transfers_create(legs=entry_legs(funded, pool, fees, price=4950), idempotency_key_prefix="short", audit=[paid])
     assert not AuditEntry.objects.filter(action="tests.paid").exists()
+
+    transfers_create(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="paid", audit=[paid])
+    transfers_create(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="paid", audit=[paid])  # a retry
+    transfers_create(legs=[], idempotency_key_prefix="free", audit=[paid])
+
+    rows = AuditEntry.objects.filter(action="tests.paid")
+    assert (
+        list(rows.values_list("actor", "subject_type", "subject_id", "data"))
+        == [(player.pk, "wallet.account", str(pool.pk), {"x": 1})] * 2
+    )
+
+
+def test_the_database_refuses_a_negative_player_balance_behind_the_ledgers_back(funded):
+    """The constraint is the backstop under the ledger's own check."""
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.filter(pk=funded.pk).update(balance=F("balance") - 5001)
+
+    assert balances(funded) == [5000]
+
+
+def test_the_house_account_may_go_negative_in_the_database_too(player):
+    house = house_account("EUR")
+
+    Account.objects.filter(pk=house.pk).update(balance=-1)
+
+    assert balances(house) == [-1]
 
 
 def test_accounts_are_read_with_one_query_and_missing_ones_made(player, funded, django_assert_num_queries):
@@ -310,88 +327,58 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
                 entry=entry,
                 kind=PurchaseKind.REBUY,
                 form=PaymentForm.CASH,
-                amounts=(300, 30, 0),
+                price=EntryPrice(300, 30, 0),
                 chips=10_000,
-                ticket_id=None,
                 idempotency_key=f"rebuy-{number}",
                 now=now,
+                actor=player,
             )
         )
     event.refresh_from_db()
     entry = Entry.objects.select_related("player").get(pk=entry.pk)  # as a cancellation loads it
 
-    # The purchases, the accounts, one statement that locks and moves them and writes the
-    # transfers and their audit rows, the refunded mark.
-    with django_assert_num_queries(4):
-        refunded = entry_refund(tournament=event, entry=entry, now=now)
+    # The purchases, the accounts, the ledger's four (the accounts' lock, their balances,
+    # the transfers, their audit rows), the refunded mark.
+    with django_assert_num_queries(7):
+        refunded = entry_refund(tournament=event, entry=entry, now=now, actor=player)
 
-    assert refunded == 900
+    assert sum(purchase.price for purchase in refunded) == 900
     keys = Transfer.objects.filter(reason=TransferReason.REFUND).values_list("idempotency_key", flat=True)
     assert sorted(keys) == sorted(f"purchase:{p.pk}:refund:{leg}" for p in purchases for leg in ("pool", "fee"))
     assert wallet_account(player, "EUR").balance == 5000
     assert wallet_discrepancies() == []
 
 
-def test_registration_and_unregistration_stay_within_their_query_budget(player, funded, django_assert_max_num_queries):
-    """Each query runs under the tournament's lock, which every other player of the
-    event waits for: the count is the throughput (bench/registration.py)."""
+def _inside_the_service(captured) -> tuple[list[str], list[str]]:
+    """The statements before the service's own transaction (a savepoint inside the
+    test's) and those inside it, where the tournament's row lock is held."""
+    sqls = [query["sql"] for query in captured]
+    begin = next(i for i, sql in enumerate(sqls) if sql.startswith("SAVEPOINT"))
+    end = max(i for i, sql in enumerate(sqls) if sql.startswith("RELEASE SAVEPOINT"))
+    return sqls[:begin], [sql for sql in sqls[begin + 1 : end] if "SAVEPOINT" not in sql]
+
+
+def test_registration_and_unregistration_keep_their_reads_before_the_lock(player, funded):
+    """Every statement under the tournament's lock makes every other player of the
+    event wait (bench/registration.py): the reads come before it; under it only the
+    lock, the entry, its purchase, the ledger's moves, the counts and the audit."""
     event = TournamentFactory(buy_in=1000, fee=100)
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The event's terms and the accounts read ahead in one query; then, under the lock: the
-    # tournament with the entry and its purchase, the ledger's one statement, and the
-    # savepoint and its release.
-    with django_assert_max_num_queries(5):
+    with CaptureQueriesContext(connection) as registering:
         entry_register(tournament_id=event.pk, player=player, now=timezone.now(), idempotency_key="budget")
-    # The purchases and the accounts read ahead in one; then, under the lock: the tournament
-    # (its count too) with the entry's end and its purchases' refunded mark, the ledger's
-    # one, the savepoint and its release.
-    with django_assert_max_num_queries(5):
+    with CaptureQueriesContext(connection) as unregistering:
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("inside_a_transaction", [False, True], ids=["autocommit", "in-transaction"])
-def test_concurrent_retries_of_one_batch_move_the_money_once(inside_a_transaction):
-    player = UserFactory(username="alice")
-    deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="funds")
-    payer = wallet_account(player, "EUR")
-    pool, fees = pool_and_fees()
-    threads, start, lock = 10, threading.Barrier(10), threading.Lock()
-    outcomes: Counter = Counter()
-    returned: list[tuple[int, ...]] = []
-
-    def pay() -> None:
-        try:
-            start.wait()
-            if inside_a_transaction:
-                with transaction.atomic():
-                    transfers = transfers_create(legs=entry_legs(payer, pool, fees), idempotency_key_prefix="same")
-                    # The savepoint let the transaction go on after losing the race.
-                    Account.objects.filter(pk=payer.pk).exists()
-            else:
-                transfers = transfers_create(legs=entry_legs(payer, pool, fees), idempotency_key_prefix="same")
-            with lock:
-                returned.append(tuple(t.pk for t in transfers))
-            outcome = "ok"
-        except Exception as error:  # any other outcome fails the test below
-            outcome = repr(error)
-        finally:
-            connection.close()
-        with lock:
-            outcomes[outcome] += 1
-
-    workers = [threading.Thread(target=pay) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
-
-    assert not any(worker.is_alive() for worker in workers)
-    assert outcomes == {"ok": threads}
-    assert len(set(returned)) == 1
-    assert Transfer.objects.filter(idempotency_key__startswith="same:").count() == 2
-    assert AuditEntry.objects.filter(subject_type="wallet.transfer", subject_id__in=map(str, returned[0])).count() == 2
-    assert balances(payer, pool, fees) == [3900, 1000, 100]
-    call_command("wallet_audit")
+    # The key's earlier purchase, the accounts.
+    before, under = _inside_the_service(registering)
+    assert len(before) == 2
+    # The lock, the entry, its purchase, the ledger's four (the accounts' lock, their
+    # balances, the transfers, their audit rows and the entry's), the counts.
+    assert len(under) == 8
+    before, under = _inside_the_service(unregistering)
+    assert len(before) == 1  # the accounts
+    # The lock, the entry and its end, its purchases, the ledger's four (the entry's
+    # audit row with the transfers'), the refunded mark, the counts.
+    assert len(under) == 10

@@ -8,15 +8,25 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.core.management import call_command
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import UserFactory
 from wallet.audit import wallet_discrepancies
-from wallet.models import Ticket, Transfer, TransferReason
-from wallet.services import InsufficientFunds, deposit_create, staff_adjust, transfer_create, wallet_account
+from wallet.models import Account, AccountKind, Ticket, Transfer, TransferReason
+from wallet.services import (
+    InsufficientFunds,
+    Leg,
+    account_get,
+    deposit_create,
+    staff_adjust,
+    transfer_create,
+    transfers_create,
+    wallet_account,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,3 +125,35 @@ def test_ten_simultaneous_submits_of_one_ticket_form_issue_one_ticket():
     assert statuses == {302: 10}
     assert Ticket.objects.filter(owner=player).count() == 1
     assert AuditEntry.objects.filter(action="wallet.ticket.issued").count() == 1
+
+
+@pytest.mark.parametrize("inside_a_transaction", [False, True], ids=["autocommit", "in-transaction"])
+def test_concurrent_retries_of_one_batch_move_the_money_once(inside_a_transaction):
+    player = UserFactory(username="alice")
+    deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="funds")
+    payer = wallet_account(player, "EUR")
+    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref="tournament:1")
+    fees = account_get(kind=AccountKind.FEES, currency="EUR", ref="tournament:1")
+    legs = [Leg(payer, pool, 1000, TransferReason.BUY_IN, "pool"), Leg(payer, fees, 100, TransferReason.FEE, "fee")]
+    returned: list[tuple[int, ...]] = []
+
+    def pay(number: int) -> None:
+        if inside_a_transaction:
+            with transaction.atomic():
+                transfers = transfers_create(legs=legs, idempotency_key_prefix="same")
+                # The savepoint let the transaction go on after losing the race.
+                Account.objects.filter(pk=payer.pk).exists()
+        else:
+            transfers = transfers_create(legs=legs, idempotency_key_prefix="same")
+        returned.append(tuple(t.pk for t in transfers))
+
+    outcomes = race(10, pay)
+
+    assert outcomes == {"ok": 10}
+    assert len(set(returned)) == 1
+    assert Transfer.objects.filter(idempotency_key__startswith="same:").count() == 2
+    assert AuditEntry.objects.filter(subject_type="wallet.transfer", subject_id__in=map(str, returned[0])).count() == 2
+    for account in (payer, pool, fees):
+        account.refresh_from_db()
+    assert [payer.balance, pool.balance, fees.balance] == [3900, 1000, 100]
+    call_command("wallet_audit")

@@ -1,4 +1,5 @@
-"""When a player may register, unregister, rebuy and take the add-on (rules 8, 9, 10).
+"""When a player may register, unregister, rebuy and take the add-on, and how an
+entry may be paid (rules 8, 9, 10).
 
 Each check returns None when the action is allowed, else a refusal code that the
 services turn into a message for the player.
@@ -77,4 +78,34 @@ def addon_refusal(
         return "addon_not_open"
     if now >= closes_at:
         return "addon_over"
+    return None
+
+
+# How each kind of entry may be paid, the event's own money first (rules 8, 10): a
+# cash event also takes T-Money (the room converts it), and any paid event a ticket.
+PAYMENT_FORMS = {
+    "cash": ("cash", "tmoney", "ticket"),
+    "tmoney": ("tmoney", "ticket"),
+    "ticket_only": ("ticket",),
+    "freeroll": ("free",),
+}
+
+
+def payment_form(*, entry_kind: str, asked: str | None, with_ticket: bool) -> str:
+    """The form an entry is paid in: free in a freeroll; a ticket when the player
+    sends one (or asks to pay with one); else the form asked for, or the event's own
+    money (cash, or T-Money in a T-Money event). payment_refusal says whether the
+    event takes it."""
+    if entry_kind == "freeroll":
+        return "free"
+    if with_ticket or asked == "ticket":
+        return "ticket"
+    return asked or ("tmoney" if entry_kind == "tmoney" else "cash")
+
+
+def payment_refusal(*, entry_kind: str, form: str, with_ticket: bool) -> str | None:
+    if form == "ticket" and not with_ticket:
+        return "no_ticket"
+    if form not in PAYMENT_FORMS[entry_kind]:
+        return "ticket_required" if entry_kind == "ticket_only" else "form_not_accepted"
     return None

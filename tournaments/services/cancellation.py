@@ -21,11 +21,18 @@ from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
-from tournaments.services.entries import entry_refund, purchase_legs, seat_source
+from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import Currency, TicketStatus, TransferReason
-from wallet.services import WalletError, house_account, transfer_create, wallet_account
+from wallet.services import (
+    WalletError,
+    house_account_spec,
+    transfer_create,
+    transfers_create,
+    wallet_account,
+    wallet_account_spec,
+)
 from wallet.tickets import ticket_consume, ticket_issue
 
 # A ticket given back for one the start had already spent stays usable at least this long.
@@ -116,7 +123,8 @@ def _roll_back(*, tournament: Tournament, actor, now: datetime) -> dict:
             .select_related("ticket")
             .order_by("pk")
         )
-        refunded += entry_refund(tournament=tournament, entry=entry, now=now)
+        purchases = entry_refund(tournament=tournament, entry=entry, now=now, actor=entry.player)
+        refunded += sum(purchase.price for purchase in purchases)
         # entry_refund gives back reserved tickets; the start spent these, so the
         # player gets a new one for the same buy-in level (the form they paid).
         replaced_tickets += [
@@ -198,42 +206,27 @@ def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
 def _refund_fees(*, tournament: Tournament, entry: Entry, actor) -> int:
     """Give back the fees and own knockout bounty of every purchase of `entry`: to
     the player's own account when they paid from it, else (tickets, satellite
-    seats, T-Money the house converted) as T-Money. Returns the amount."""
+    seats, T-Money the house converted) as T-Money through the house. Returns the
+    amount."""
     refunded = 0
+    house_tmoney = house_account_spec(Currency.TMONEY)
+    player_tmoney = wallet_account_spec(entry.player_id, Currency.TMONEY)
     for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
-        for leg, payer, destination, amount, _reason in purchase_legs(
-            tournament, purchase, seat_source(entry, purchase)
-        ):
-            if leg not in ("fee", "bounty"):
+        house = house_account_spec(purchase.currency)
+        plan = []
+        # A seat's payer (its satellite's pool, or the house) is not the player: any but theirs will do.
+        for leg in purchase_plan(purchase, payer=house):
+            if leg.name not in ("fee", "bounty"):
                 continue
-            key = f"purchase:{purchase.pk}:cancel:{leg}"
-            if payer.owner_id == entry.player_id:
-                transfer_create(
-                    source=destination,
-                    destination=payer,
-                    amount=amount,
-                    reason=TransferReason.REFUND,
-                    idempotency_key=key,
-                    actor=actor,
-                )
+            if leg.source.owner_id == entry.player_id:
+                plan.append(PlannedLeg(leg.name, leg.destination, leg.source, leg.amount, TransferReason.REFUND))
             else:
-                transfer_create(
-                    source=destination,
-                    destination=house_account(purchase.currency),
-                    amount=amount,
-                    reason=TransferReason.REFUND,
-                    idempotency_key=key,
-                    actor=actor,
+                plan.append(PlannedLeg(leg.name, leg.destination, house, leg.amount, TransferReason.REFUND))
+                plan.append(
+                    PlannedLeg(f"{leg.name}:tmoney", house_tmoney, player_tmoney, leg.amount, TransferReason.REFUND)
                 )
-                transfer_create(
-                    source=house_account(Currency.TMONEY),
-                    destination=wallet_account(entry.player, Currency.TMONEY),
-                    amount=amount,
-                    reason=TransferReason.REFUND,
-                    idempotency_key=f"{key}:tmoney",
-                    actor=actor,
-                )
-            refunded += amount
+            refunded += leg.amount
+        transfers_create(legs=plan_legs(plan), idempotency_key_prefix=f"purchase:{purchase.pk}:cancel", actor=actor)
     return refunded
 
 

@@ -36,7 +36,6 @@ REFUSALS = {
     "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
     "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
     "eliminated": gettext_lazy("You are out of this tournament."),
-    "busy": gettext_lazy("The tournament is being changed right now; please try again."),
     # Staff actions: every one needs a reason players and support can read (rule 1).
     "reason_required": gettext_lazy("Give a reason: players and support will read it."),
     # The clock (rules 2, 17).

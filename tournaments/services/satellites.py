@@ -18,18 +18,17 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from audit.models import AuditEntry
-from audit.services import audit_log
+from audit.services import AuditRecord, audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
-from tournaments.rules.registration import LIVE_BEFORE_START, registration_refusal
-from tournaments.selectors import tournament_window
-from tournaments.services.entries import purchase_create
+from tournaments.rules.registration import LIVE_BEFORE_START
+from tournaments.services.entries import entry_refusal, purchase_create
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
-from wallet.services import house_account, transfer_create, wallet_account
+from wallet.services import account_spec, house_account, house_account_spec, transfer_create, wallet_account
 from wallet.tickets import ticket_issue
 
 AWARDED = "tournaments.satellite.seats_awarded"
@@ -188,14 +187,7 @@ def _fund_pool(satellite: Tournament, *, pool: int, actor):
 
 def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
     already_in = Entry.objects.filter(tournament=target, player=player, status__in=ENTERED).exists()
-    refusal = registration_refusal(
-        now=now,
-        status=target.status,
-        window=tournament_window(target),
-        entries=target.entries_count,
-        capacity=target.max_entrants,
-    )
-    if already_in or refusal:
+    if already_in or entry_refusal(target, now=now):
         return _seat_ticket(
             satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
         )
@@ -207,8 +199,7 @@ def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_accou
 def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
     """An entry in the target, paid as a satellite seat from the satellite's pool."""
     price = target.entry_price
-    amounts = (price.prize, price.fee, price.bounty)
-    source = pool_account
+    payer = account_spec(pool_account)
     currency = target.pool_currency
     if currency != pool_account.currency:
         # A T-Money satellite into a cash event (or the reverse): the house takes the
@@ -216,12 +207,12 @@ def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_accou
         transfer_create(
             source=pool_account,
             destination=house_account(pool_account.currency),
-            amount=sum(amounts),
+            amount=price.total,
             reason=TransferReason.TMONEY_CONVERSION,
             idempotency_key=f"satellite:{satellite.pk}:seat:{player.pk}:conversion",
             actor=actor,
         )
-        source = house_account(currency)
+        payer = house_account_spec(currency)
     entry = Entry.objects.create(
         tournament=target,
         player=player,
@@ -234,21 +225,23 @@ def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_accou
         entry=entry,
         kind=PurchaseKind.ENTRY,
         form=PaymentForm.SEAT,
-        amounts=amounts,
+        price=price,
         chips=target.starting_stack,
-        ticket_id=None,
         idempotency_key=f"seat:{satellite.pk}:{player.pk}",
         now=now,
-        source_account=source,
+        actor=player,
+        payer=payer,
+        audit=[
+            AuditRecord(
+                action="tournaments.entry.registered",
+                subject=entry,
+                actor=player,
+                data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
+            )
+        ],
     )
     target.entries_count += 1
     target.prize_contributions += purchase.price
-    audit_log(
-        action="tournaments.entry.registered",
-        subject=entry,
-        actor=player,
-        data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
-    )
     record(EntryChanged(target.pk, player.pk))
     return {"player": player.pk, "entry": entry.pk}
 
@@ -257,11 +250,11 @@ def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_acco
     """A ticket worth the seat: the satellite's pool pays the house, which pays the
     entry when the ticket is used. For the target while it has not started, else
     for any event of the target's buy-in level."""
-    price, fee, bounty = target.entry_price.prize, target.entry_price.fee, target.entry_price.bounty
+    price = target.entry_price
     transfer_create(
         source=pool_account,
         destination=house_account(pool_account.currency),
-        amount=price + fee + bounty,
+        amount=price.total,
         reason=TransferReason.PRIZE,
         idempotency_key=f"satellite:{satellite.pk}:ticket:{player.pk}",
         actor=actor,
@@ -271,7 +264,7 @@ def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_acco
     ticket = ticket_issue(
         owner=player,
         # A ticket covers the buy-in and fee (wallet.Ticket); the house adds the bounty.
-        value=price + fee,
+        value=price.ticket_value,
         currency=target.pool_currency,
         expires_at=now + SEAT_TICKET_VALIDITY,
         actor=actor,
