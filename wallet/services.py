@@ -41,11 +41,10 @@ def account_get(*, kind: str, currency: str, owner: AbstractBaseUser | None = No
 
 
 def _account_get_or_create(*, kind: str, currency: str, owner_id: int | None, ref: str) -> Account:
-    fields = {"kind": kind, "currency": currency, "owner_id": owner_id, "ref": ref}
     try:
-        account, _created = Account.objects.get_or_create(**fields)
+        account, _created = Account.objects.get_or_create(kind=kind, currency=currency, owner_id=owner_id, ref=ref)
     except IntegrityError:  # created concurrently
-        account = Account.objects.get(**fields)
+        account = Account.objects.get(kind=kind, currency=currency, owner_id=owner_id, ref=ref)
     return account
 
 
@@ -202,9 +201,11 @@ def transfers_create(
         return _same_transfers(existing, keys=keys, legs=legs)
     if not moved:
         raise InsufficientFunds(_("Not enough money in the account for this."))
-    owners = {account.owner_id for leg in legs for account in (leg.source, leg.destination)} - {None}
+    owners = frozenset(
+        account.owner_id for leg in legs for account in (leg.source, leg.destination) if account.owner_id is not None
+    )
     if owners:
-        record(BalancesChanged(frozenset(owners)))
+        record(BalancesChanged(owners))
     return transfers
 
 
@@ -264,7 +265,7 @@ def _journal(
             amount=leg.amount,
             reason=leg.reason,
             idempotency_key=key,
-            actor=actor,
+            actor_id=actor.pk if actor is not None else None,
             memo=memo,
         )
         for leg, key in zip(legs, keys, strict=True)
@@ -290,11 +291,13 @@ def _journal(
 
 def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg]) -> list[Transfer]:
     by_key = {transfer.idempotency_key: transfer for transfer in existing}
-    same = [by_key.get(key) for key in keys]
-    for transfer, leg in zip(same, legs, strict=True):
+    same = []
+    for key, leg in zip(keys, legs, strict=True):
+        transfer = by_key.get(key)
         expected = (leg.source.pk, leg.destination.pk, leg.amount)
         if transfer is None or (transfer.source_id, transfer.destination_id, transfer.amount) != expected:
             raise WalletError(_("This request key was already used for a different payment."))
+        same.append(transfer)
     return same
 
 

@@ -141,6 +141,7 @@ def _roll_back(*, tournament: Tournament, actor, now: datetime) -> dict:
 
 def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor, now: datetime):
     spent = purchase.ticket
+    assert spent is not None  # a purchase paid with a ticket the start consumed
     return ticket_issue(
         owner=purchase.entry.player,
         # A ticket for any event of this buy-in level: the one it paid for is cancelled.
@@ -162,9 +163,10 @@ def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
     remaining = [entry for entry in entries if entry.status == EntryStatus.ACTIVE]
     if not remaining:
         raise refuse("nobody_left")
-    for purchase in Purchase.objects.filter(entry__in=entries, ticket__status=TicketStatus.RESERVED):
+    reserved = Purchase.objects.filter(entry__in=entries, ticket__status=TicketStatus.RESERVED)
+    for ticket_id in reserved.values_list("ticket_id", flat=True):
         # Play began on these tickets: they are spent, as the start would have done.
-        ticket_consume(ticket_id=purchase.ticket_id)
+        ticket_consume(ticket_id=ticket_id)
     fees = sum(_refund_fees(tournament=tournament, entry=entry, actor=actor) for entry in remaining)
     currency = tournament.pool_currency
     full_pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
@@ -231,7 +233,7 @@ def _refund_fees(*, tournament: Tournament, entry: Entry, actor) -> int:
 
 
 def _seat_value(tournament: Tournament) -> int | None:
-    if not tournament.satellite_target_id:
+    if tournament.satellite_target is None:
         return None
     return tournament.satellite_target.entry_price.total
 

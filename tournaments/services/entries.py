@@ -479,7 +479,7 @@ def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> li
     differs)."""
     currency = purchase.currency
     player_id = purchase.entry.player_id
-    legs = []
+    legs: list[PlannedLeg] = []
     if purchase.form == PaymentForm.FREE:
         return legs
     if purchase.form == PaymentForm.CASH:
@@ -496,7 +496,7 @@ def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> li
     elif payer is None:
         raise ValueError("A satellite seat's purchase needs its payer.")
     reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
-        purchase.kind, TransferReason.ADDON
+        PurchaseKind(purchase.kind), TransferReason.ADDON
     )
     ref = _ref(purchase.entry.tournament_id)
     for name, kind, amount, why in (
