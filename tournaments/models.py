@@ -227,6 +227,9 @@ class Tournament(models.Model):
     )
     # A chop negotiation has stopped the clock (rule 23.3): pages say so.
     deal_in_progress = models.BooleanField(_("deal in progress"), default=False, editable=False)
+    # The deal made (rule 23.1), written by the deals app (each entry's amount on the
+    # entry): what is left to play for, the winner's on top; None without a deal.
+    deal_play_for = models.PositiveBigIntegerField(_("left to play for in the deal"), null=True, editable=False)
 
     # The floor (rules 5, 11, 13).
     dead_button = models.BooleanField(
@@ -683,6 +686,9 @@ class Entry(models.Model):
     finish_best = models.PositiveIntegerField(_("place"), null=True, blank=True)
     finish_worst = models.PositiveIntegerField(null=True, blank=True)
     prize = models.PositiveBigIntegerField(_("prize"), null=True, blank=True)
+    # The amount agreed for the entry in the tournament's deal (rule 23), written by
+    # the deals app: the floor pays it instead of the place's prize.
+    deal_amount = models.PositiveBigIntegerField(_("amount agreed in the deal"), null=True, editable=False)
 
     class Meta:
         verbose_name_plural = "entries"

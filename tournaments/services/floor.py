@@ -19,7 +19,6 @@ from django.db.models import F
 
 from audit.services import audit_log
 from config.sql import row_update, rows_insert, rows_update
-from deals.models import Deal
 from live.outbox import record
 from tournaments.events import TablesChanged, TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
@@ -182,21 +181,19 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
     is out, or all when the tournament is `over`, as the event says."""
     if tournament.payouts_locked_at is None or tournament.prize_structure == PrizeStructure.SATELLITE:
         return
-    deal = Deal.objects.filter(tournament=tournament).first()
     unpaid = [
         entry
         for entry in tournament.entries.filter(finish_best__isnull=False, prize__isnull=True).select_related("player")
-        if deal is None or deal.amount_for(entry.pk) is None or over or tournament.deal_paid_at_bust
+        if entry.deal_amount is None or over or tournament.deal_paid_at_bust
     ]
     if not unpaid:
         return
     payouts = tournament_payouts(tournament, now=now).places
     won = prizes([Finish(entry.pk, entry.finish_best, entry.finish_worst) for entry in unpaid], payouts)
-    if deal is not None:
-        for entry in unpaid:
-            agreed = deal.amount_for(entry.pk)
-            if agreed is not None:
-                won[entry.pk] = agreed + (deal.play_for if entry.finish_best == 1 else 0)
+    play_for = tournament.deal_play_for or 0
+    for entry in unpaid:
+        if entry.deal_amount is not None:
+            won[entry.pk] = entry.deal_amount + (play_for if entry.finish_best == 1 else 0)
     pool = prize_pool_fund(tournament, pool=sum(payouts))
     for entry in unpaid:
         amount = won.get(entry.pk, 0)
