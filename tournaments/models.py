@@ -85,12 +85,7 @@ class BlindStructure(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    # The levels, when the reader fetched them itself (the clock, beside its lock).
-    read_levels: list[Level] | None = None
-
     def rule_levels(self) -> list[Level]:
-        if self.read_levels is not None:
-            return self.read_levels
         return [level.as_rule() for level in self.levels.all()]
 
 

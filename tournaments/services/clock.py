@@ -13,33 +13,22 @@ repeated or needless call changes nothing wrong.
 Lock order, as everywhere: the tournament's row, then wallet accounts.
 """
 
-import json
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
 
 from audit.services import audit_log
-from config.sql import columns_of, model_from_row, row_update
 from live.outbox import record
 from tournaments.events import TournamentChanged
-from tournaments.models import (
-    CLOCK_STATE,
-    BlindLevel,
-    BlindStructure,
-    Entry,
-    EntryStatus,
-    Purchase,
-    Status,
-    Table,
-    Tournament,
-)
+from tournaments.models import CLOCK_STATE, EntryStatus, Purchase, Status, Table, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
-from tournaments.rules.schedule import Level, Schedule, read_clock
+from tournaments.rules.schedule import Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
 from tournaments.services.refusals import refuse
-from wallet.models import Ticket, TicketStatus
+from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
 
 # Tasks are queued at most this far ahead: after a worker dies, a queued task can
@@ -59,6 +48,7 @@ CLOCK_FIELDS = (
     "next_transition_at",
     "tick_at",
 )
+type ClockState = dict[str, object]  # CLOCK_FIELDS' values, to write only what changed
 
 
 def tournament_advance(*, tournament_id: int, now: datetime) -> str:
@@ -76,7 +66,7 @@ def tournament_advance(*, tournament_id: int, now: datetime) -> str:
         return tournament.status
 
 
-def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -> Tournament:
+def tournament_pause(*, tournament_id: int, actor: AbstractBaseUser | None, reason: str, now: datetime) -> Tournament:
     """Stop the clock (staff, or a deal negotiation: rules 17, 23): levels and breaks
     stand still until tournament_resume."""
     reason = (reason or "").strip()
@@ -105,7 +95,7 @@ def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -
         return tournament
 
 
-def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament:
+def tournament_resume(*, tournament_id: int, actor: AbstractBaseUser | None, now: datetime) -> Tournament:
     """Start the clock again; everything still to come happens as much later as the
     pause lasted."""
     with transaction.atomic():
@@ -146,41 +136,14 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
 
 
 def _locked(tournament_id: int) -> Tournament:
-    """The tournament under its row lock, with its blind levels: the schedule is
-    built from them several times a call. Written out: the ORM's query, with the
-    levels prefetched, cost more CPU than the rest of a transition."""
-    columns = columns_of(Tournament, TOURNAMENT_FIELDS)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":  # the levels in the same statement, as JSON
-            cursor.execute(_LOCKED_WITH_LEVELS.format(columns=columns), [tournament_id])
-            row = cursor.fetchone()
-            if row is None:
-                raise Tournament.DoesNotExist
-            row, levels = row[:-1], row[-1]
-            levels = json.loads(levels) if isinstance(levels, str) else levels or []
-        else:
-            cursor.execute(_LOCKED.format(columns=columns), [tournament_id])
-            row = cursor.fetchone()
-            if row is None:
-                raise Tournament.DoesNotExist
-            cursor.execute(_LEVELS, [row[TOURNAMENT_FIELDS.index("blind_structure")]])
-            levels = cursor.fetchall()
-    tournament = model_from_row(Tournament, TOURNAMENT_FIELDS, row)
-    structure = BlindStructure(pk=tournament.blind_structure_id)
-    structure.read_levels = [Level(*level) for level in levels]
-    tournament.blind_structure = structure
-    return tournament
-
-
-TOURNAMENT_FIELDS = tuple(field.name for field in Tournament._meta.concrete_fields)
-_LEVEL_COLUMNS = "small_blind, big_blind, ante, minutes, seconds"
-_LOCKED = f"SELECT {{columns}} FROM {Tournament._meta.db_table} WHERE id = %s"  # noqa: S608 (names from the model)
-_LEVELS = f"SELECT {_LEVEL_COLUMNS} FROM {BlindLevel._meta.db_table} WHERE structure_id = %s ORDER BY position"  # noqa: S608 (names from the model)
-_LOCKED_WITH_LEVELS = (
-    f"SELECT {{columns}}, (SELECT json_agg(json_build_array({_LEVEL_COLUMNS}) ORDER BY position)"  # noqa: S608 (names from the models)
-    f" FROM {BlindLevel._meta.db_table} WHERE structure_id = t.blind_structure_id)"
-    f" FROM {Tournament._meta.db_table} t WHERE t.id = %s FOR UPDATE OF t"
-)
+    """The tournament under its row lock, with its blind structure's levels, from which
+    the schedule is built."""
+    return (
+        Tournament.objects.select_for_update(of=("self",))
+        .select_related("blind_structure")
+        .prefetch_related("blind_structure__levels")
+        .get(pk=tournament_id)
+    )
 
 
 def tables_playing(tournament: Tournament) -> bool:
@@ -248,10 +211,11 @@ def _start(tournament: Tournament) -> None:
         # Every seat was filled at the start: late registration closes at once (rule 9).
         tournament.late_registration_closed_at = tournament.scheduled_start
         _audit_transition(tournament, Transition(tournament.scheduled_start, Change.LATE_REGISTRATION_CLOSED))
-    with connection.cursor() as cursor:
-        cursor.execute(_RESERVED_TICKETS, [tournament.pk, EntryStatus.ACTIVE, TicketStatus.RESERVED])
-        tickets = [ticket_id for (ticket_id,) in cursor.fetchall()]
-    for ticket_id in tickets:
+    # The tickets the active entries were paid with, reserved until the start.
+    reserved = Purchase.objects.filter(
+        entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
+    )
+    for ticket_id in reserved.values_list("ticket_id", flat=True):
         ticket_consume(ticket_id=ticket_id)
     floor_draw(tournament)
     audit_log(
@@ -259,14 +223,6 @@ def _start(tournament: Tournament) -> None:
         subject=tournament,
         data={"entries": tournament.entries_count, "at": tournament.scheduled_start.isoformat()},
     )
-
-
-# The tickets the active entries were paid with, reserved until the start.
-_RESERVED_TICKETS = (
-    f"SELECT p.ticket_id FROM {Purchase._meta.db_table} p"  # noqa: S608 (names from the models)
-    f" JOIN {Entry._meta.db_table} e ON e.id = p.entry_id JOIN {Ticket._meta.db_table} t ON t.id = p.ticket_id"
-    " WHERE e.tournament_id = %s AND e.status = %s AND t.status = %s"
-)
 
 
 def _cancel_short_of_entrants(tournament: Tournament, at: datetime) -> None:
@@ -292,14 +248,14 @@ def _audit_transition(tournament: Tournament, transition: Transition) -> None:
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
 
 
-def _store(tournament: Tournament, now: datetime, before: dict, changed_at: datetime | None = None) -> None:
+def _store(tournament: Tournament, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
     """Refresh the reading, queue the next task, and write what changed; a status
     change is audited at `changed_at`, by default the last transition's instant."""
     _read(tournament, now, changed_at=changed_at)
     _queue_tick(tournament, now)
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
-        row_update(tournament, [*changed, "updated_at"])
+        tournament.save(update_fields=[*changed, "updated_at"])
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
         floor_release(tournament)  # the tables a break or a pause held deal again
@@ -351,7 +307,7 @@ def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = N
     tournament.next_transition_at = next(upcoming, None)
 
 
-def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: datetime) -> None:
+def _lock_payouts(tournament: Tournament, now: datetime, schedule: Schedule, late_closes: datetime) -> None:
     """Registration and the rebuy period are over: the payouts stop being provisional."""
     if tournament.payouts_locked_at is not None or tournament.started_at is None:
         return
@@ -377,12 +333,12 @@ def _queue_tick(tournament: Tournament, now: datetime) -> None:
     transaction.on_commit(lambda: tick_queue(due), robust=True)
 
 
-def _stopped(state: dict) -> bool:
+def _stopped(state: ClockState) -> bool:
     """Whether the clock stood still (a break, a pause, a break's wait) in `state`."""
     return (
         state["status"] == Status.ON_BREAK or state["paused_at"] is not None or state["break_pending_since"] is not None
     )
 
 
-def _clock_state(tournament: Tournament) -> dict:
+def _clock_state(tournament: Tournament) -> ClockState:
     return {field: getattr(tournament, field) for field in CLOCK_FIELDS}

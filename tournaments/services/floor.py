@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from random import Random
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 
 from audit.services import audit_log
-from config.sql import row_update, rows_insert, rows_update
 from live.outbox import record
 from tournaments.events import TablesChanged, TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
@@ -47,20 +46,18 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
     entry at a random seat of as few and as even tables as hold them; each table's
     first button on its first occupied seat from seat 1 (rule 5), its first hand
     dealt. A cryptographically secure draw unless a test gives its own `rng`."""
-    with connection.cursor() as cursor:
-        cursor.execute(_ACTIVE_STACKS, [tournament.pk, EntryStatus.ACTIVE])
-        stacks = dict(cursor.fetchall())
+    active = Entry.objects.filter(tournament=tournament, status=EntryStatus.ACTIVE).order_by("pk")
+    stacks = dict(active.values_list("pk", "chips"))
     floor = Floor.drawn(stacks, **_options(tournament, rng or secrets.SystemRandom()))
     started = floor.start()
     # Each table written as it starts: its first button, blinds and hand.
-    tables = {
-        number: Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
-    }
-    for pk, number in rows_insert(list(tables.values()), TABLE_INSERT_FIELDS, returning="number"):
-        tables[number].pk = pk
-        tables[number]._state.adding = False
-    rows_update(
-        [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()], ["table", "seat"]
+    created = Table.objects.bulk_create(
+        Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
+    )
+    tables = {table.number: table for table in created}
+    Entry.objects.bulk_update(
+        [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()],
+        ["table", "seat"],
     )
     _Stored(tournament, floor, tables=tables).save(started, seated=tables)
     audit_log(
@@ -68,21 +65,6 @@ def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
         subject=tournament,
         data={"tables": len(floor.tables), "players": len(stacks)},
     )
-
-
-_ACTIVE_STACKS = f"SELECT id, chips FROM {Entry._meta.db_table} WHERE tournament_id = %s AND status = %s ORDER BY id"  # noqa: S608 (names from the model)
-TABLE_INSERT_FIELDS = (
-    "tournament",
-    "number",
-    "button",
-    "small_blind",
-    "big_blind",
-    "hands",
-    "playing",
-    "synchronised",
-    "held",
-    "broken_at",
-)
 
 
 def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = None) -> Seat | None:
@@ -157,10 +139,8 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
     still waits for tables in a hand."""
-    with connection.cursor() as cursor:
-        cursor.execute(_HELD, [tournament.pk])
-        if cursor.fetchone() is None:
-            return
+    if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
+        return
     stored = _Stored.load(tournament, rng=rng)
     if stored.floor.stopped:
         return
@@ -168,9 +148,6 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     if not stored.floor.tables_playing():
         outcome = stored.floor.release()
     stored.save(outcome)
-
-
-_HELD = f"SELECT 1 FROM {Table._meta.db_table} WHERE tournament_id = %s AND broken_at IS NULL AND held LIMIT 1"  # noqa: S608 (names from the model)
 
 
 def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
@@ -273,7 +250,11 @@ def _options(tournament: Tournament, rng: Random) -> dict:
     }
 
 
-def _table_fields(floor: Floor, number: int) -> dict:
+# What a Table row keeps of the floor's table.
+TABLE_FIELDS = ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"]
+
+
+def _table_fields(floor: Floor, number: int) -> dict[str, object]:
     """What a Table row stores of the floor's table `number`."""
     state = floor.tables[number]
     return {
@@ -353,7 +334,7 @@ class _Stored:
             rows = [
                 Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
             ]
-            rows_update(rows, ["table", "seat"])
+            Entry.objects.bulk_update(rows, ["table", "seat"])
             changed_tables = [pk for pk, move in moved.items() if move.source.table != move.target.table]
             Entry.objects.filter(pk__in=changed_tables).update(times_moved=F("times_moved") + 1)
             audit_log(
@@ -381,7 +362,7 @@ class _Stored:
                     setattr(table, name, value)
                 changed.append(table)
         if changed:
-            rows_update(changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"])
+            Table.objects.bulk_update(changed, TABLE_FIELDS)
             shown.update(table.number for table in changed)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))
@@ -397,7 +378,7 @@ class _Stored:
             )
         if state != tournament.floor_state or hand_for_hand != tournament.hand_for_hand:
             tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
-            row_update(tournament, ["floor_state", "hand_for_hand", "updated_at"])
+            tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
 
     def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
         rows = []
@@ -414,7 +395,7 @@ class _Stored:
                     seat=None,
                 )
             )
-        rows_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
+        Entry.objects.bulk_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
         audit_log(
             action="tournaments.floor.eliminated",
             subject=self.tournament,
