@@ -110,8 +110,11 @@ class BlindLevel(models.Model):
     def __str__(self) -> str:
         return f"{self.position}: {self.small_blind}/{self.big_blind}"
 
+    # A rules Level's fields, in its order.
+    RULE_FIELDS = ("small_blind", "big_blind", "ante", "minutes", "seconds")
+
     def as_rule(self) -> Level:
-        return Level(self.small_blind, self.big_blind, self.ante, self.minutes, self.seconds)
+        return Level(*(getattr(self, name) for name in self.RULE_FIELDS))
 
     def clean(self):
         # Field errors here keep the form from also showing the constraint's bare name.

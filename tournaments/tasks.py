@@ -11,7 +11,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.models import Tournament
-from tournaments.services.clock import FINAL, TICK_HORIZON, tournament_advance
+from tournaments.services.clock import FINAL, TICK_HORIZON, structure_levels, tournament_advance
 from tournaments.simulator import simulate_round
 
 logger = logging.getLogger(__name__)
@@ -64,16 +64,17 @@ def clock_tick(tick: str) -> int:
         # A worker whose clock runs ahead of the one that queued this: wait for it.
         clock_tick.apply_async((tick,), eta=tick_at)
         return 0
-    due = (
+    due = dict(
         Tournament.objects.exclude(status__in=FINAL)
         .filter(next_transition_at__gt=tick_at - TICK_STEP, next_transition_at__lte=tick_at)
         .order_by("next_transition_at")
-        .values_list("id", flat=True)
+        .values_list("id", "blind_structure_id")
     )
+    levels = structure_levels(set(due.values()))  # read once for the step, before any lock
     advanced = 0
     for tournament_id in due:
         try:
-            tournament_advance(tournament_id=tournament_id, now=timezone.now())
+            tournament_advance(tournament_id=tournament_id, now=timezone.now(), levels=levels)
         except Exception:
             # One tournament's failure must not hold up the others' clocks; the sweep retries it.
             logger.exception("The clock of tournament %s failed at %s", tournament_id, tick)
@@ -95,9 +96,11 @@ def tournaments_sweep(*, starting: bool = False) -> int:
         Q(next_transition_at__lte=lost)
         | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
     )
+    due = dict(looked_at.values_list("id", "blind_structure_id"))
+    levels = structure_levels(set(due.values()))
     advanced = 0
-    for tournament_id in looked_at.values_list("id", flat=True):
-        tournament_advance(tournament_id=tournament_id, now=timezone.now())
+    for tournament_id in due:
+        tournament_advance(tournament_id=tournament_id, now=timezone.now(), levels=levels)
         advanced += 1
     return advanced
 

@@ -13,6 +13,8 @@ repeated or needless call changes nothing wrong.
 Lock order, as everywhere: the tournament's row, then wallet accounts.
 """
 
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -21,9 +23,9 @@ from django.db import transaction
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TournamentChanged
-from tournaments.models import CLOCK_STATE, EntryStatus, Purchase, Status, Table, Tournament
+from tournaments.models import CLOCK_STATE, BlindLevel, EntryStatus, Purchase, Status, Table, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
-from tournaments.rules.schedule import Schedule, read_clock
+from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
@@ -49,20 +51,23 @@ CLOCK_FIELDS = (
     "tick_at",
 )
 type ClockState = dict[str, object]  # CLOCK_FIELDS' values, to write only what changed
+type StructureLevels = Mapping[int, list[Level]]  # by blind structure
 
 
-def tournament_advance(*, tournament_id: int, now: datetime) -> str:
+def tournament_advance(*, tournament_id: int, now: datetime, levels: StructureLevels | None = None) -> str:
     """Apply every transition due by `now` and store what the clock then reads;
     returns the status. A tournament below its minimum entrants at the start is
-    cancelled with everything paid returned (rule 22)."""
+    cancelled with everything paid returned (rule 22). `levels`: blind structures'
+    levels read before the lock (structure_levels), for a caller advancing many."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id, levels)
+        tournament = locked.tournament
         if tournament.status in FINAL:
             return tournament.status
         before = _clock_state(tournament)
-        if not _apply_due(tournament, now):
+        if not _apply_due(locked, now):
             return Status.CANCELLED
-        _store(tournament, now, before)
+        _store(locked, now, before)
         return tournament.status
 
 
@@ -73,11 +78,12 @@ def tournament_pause(*, tournament_id: int, actor: AbstractBaseUser | None, reas
     if not reason:
         raise refuse("reason_required")
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         before = _clock_state(tournament)
-        if tournament.status in FINAL or not _apply_due(tournament, now):
+        if tournament.status in FINAL or not _apply_due(locked, now):
             raise refuse("not_running")
-        _read(tournament, now)
+        _read(locked, now)
         if tournament.paused_at is not None:
             raise refuse("already_paused")
         if tournament.status not in RUNNING:
@@ -91,7 +97,7 @@ def tournament_pause(*, tournament_id: int, actor: AbstractBaseUser | None, reas
             reason=reason[:200],
             data={"at": now.isoformat()},
         )
-        _store(tournament, now, before, changed_at=now)
+        _store(locked, now, before, changed_at=now)
         return tournament
 
 
@@ -99,7 +105,8 @@ def tournament_resume(*, tournament_id: int, actor: AbstractBaseUser | None, now
     """Start the clock again; everything still to come happens as much later as the
     pause lasted."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         if tournament.paused_at is None or tournament.status in FINAL:
             raise refuse("not_paused")
         before = _clock_state(tournament)
@@ -113,8 +120,8 @@ def tournament_resume(*, tournament_id: int, actor: AbstractBaseUser | None, now
             actor=actor,
             data={"at": now.isoformat(), "paused_for": paused_for},
         )
-        if _apply_due(tournament, now):
-            _store(tournament, now, before, changed_at=now)
+        if _apply_due(locked, now):
+            _store(locked, now, before, changed_at=now)
         return tournament
 
 
@@ -122,7 +129,8 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
     """The last table has finished its hand: the pending break begins at `at`, and
     the clock's wait for it moves everything after by as much (rule 17)."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         since = tournament.break_pending_since
         if since is None or tournament.status in FINAL:
             return
@@ -131,19 +139,37 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
             tournament.clock_stops = [*tournament.clock_stops, [since.isoformat(), at.isoformat()]]
         tournament.break_pending_since = None
         _begin_break(tournament, at)
-        if _apply_due(tournament, max(at, tournament.clock_at)):
-            _store(tournament, at, before)
+        if _apply_due(locked, max(at, tournament.clock_at)):
+            _store(locked, at, before)
 
 
-def _locked(tournament_id: int) -> Tournament:
-    """The tournament under its row lock, with its blind structure's levels, from which
-    the schedule is built."""
-    return (
-        Tournament.objects.select_for_update(of=("self",))
-        .select_related("blind_structure")
-        .prefetch_related("blind_structure__levels")
-        .get(pk=tournament_id)
-    )
+@dataclass(frozen=True)
+class Locked:
+    """A tournament under its row lock, and its structure's levels, read once: every
+    schedule of the call is built from them."""
+
+    tournament: Tournament
+    levels: list[Level]
+
+    def schedule(self, now: datetime) -> Schedule:
+        return tournament_schedule(self.tournament, now, levels=self.levels)
+
+
+def structure_levels(structure_ids: Collection[int]) -> StructureLevels:
+    """The levels of these blind structures, as the rules take them, in one query."""
+    levels: dict[int, list[Level]] = {structure_id: [] for structure_id in structure_ids}
+    rows = BlindLevel.objects.filter(structure_id__in=structure_ids).order_by("structure_id", "position")
+    for structure_id, *level in rows.values_list("structure_id", *BlindLevel.RULE_FIELDS):
+        levels[structure_id].append(Level(*level))
+    return levels
+
+
+def _locked(tournament_id: int, levels: StructureLevels | None = None) -> Locked:
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    structure = tournament.blind_structure_id
+    if levels is None or structure not in levels:
+        levels = structure_levels([structure])
+    return Locked(tournament, levels[structure])
 
 
 def tables_playing(tournament: Tournament) -> bool:
@@ -153,11 +179,12 @@ def tables_playing(tournament: Tournament) -> bool:
     return tournament.simulated and Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
 
 
-def _apply_due(tournament: Tournament, now: datetime) -> bool:
+def _apply_due(locked: Locked, now: datetime) -> bool:
     """Apply the transitions due by `now`, in order; False if the tournament was
     cancelled for want of entrants."""
+    tournament = locked.tournament
     since = tournament.clock_at
-    for transition in _transitions(tournament, now):
+    for transition in _transitions(locked, now):
         if since is not None and transition.at <= since:
             continue
         if transition.at > now:
@@ -188,12 +215,13 @@ def _apply_due(tournament: Tournament, now: datetime) -> bool:
     return True
 
 
-def _transitions(tournament: Tournament, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
+def _transitions(locked: Locked, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
+    tournament = locked.tournament
     return transitions(
         start=tournament.scheduled_start,
         registration_opens_at=tournament.registration_opens_at,
         late_registration_closes_at=_late_registration_closes_at(tournament),
-        schedule=schedule or tournament_schedule(tournament, now),
+        schedule=schedule or locked.schedule(now),
     )
 
 
@@ -248,10 +276,11 @@ def _audit_transition(tournament: Tournament, transition: Transition) -> None:
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
 
 
-def _store(tournament: Tournament, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
+def _store(locked: Locked, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
     """Refresh the reading, queue the next task, and write what changed; a status
     change is audited at `changed_at`, by default the last transition's instant."""
-    _read(tournament, now, changed_at=changed_at)
+    tournament = locked.tournament
+    _read(locked, now, changed_at=changed_at)
     _queue_tick(tournament, now)
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
@@ -266,10 +295,10 @@ def _store(tournament: Tournament, now: datetime, before: ClockState, changed_at
         record(TournamentChanged(tournament.pk, clock_only=clock_only))
 
 
-def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:
+def _read(locked: Locked, now: datetime, changed_at: datetime | None = None) -> None:
     """What the clock says at `now`: the status, the level and the instants the
     countdowns need, the payouts locked once due (rule 7), the next transition."""
-    schedule = tournament_schedule(tournament, now)
+    tournament, schedule = locked.tournament, locked.schedule(now)
     late_closes = _late_registration_closes_at(tournament)
     due = status_at(
         now=now,
@@ -300,9 +329,7 @@ def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = N
         tournament.break_ends_at = reading.on_break.ends_at if reading.on_break and not pending else None
     _lock_payouts(tournament, now, schedule, late_closes)
     upcoming = (
-        t.at
-        for t in _transitions(tournament, now, schedule)
-        if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
+        t.at for t in _transitions(locked, now, schedule) if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
     )
     tournament.next_transition_at = next(upcoming, None)
 
