@@ -378,7 +378,7 @@ def test_where_the_event_says_so_each_player_is_paid_the_agreed_amount_as_they_a
     assert busted.prize == deal.amount_for(out)  # paid now, not at the end
     assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
     # Paid once: the floor paying again changes nothing.
-    floor_pay_prizes(tournament, now=now())
+    floor_pay_prizes(tournament=tournament, now=now())
     assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
 
 

@@ -245,7 +245,7 @@ def _start(tournament: Tournament) -> None:
     )
     for ticket_id in reserved.values_list("ticket_id", flat=True):
         ticket_consume(ticket_id=ticket_id)
-    floor_draw(tournament)
+    floor_draw(tournament=tournament)
     audit_log(
         action="tournaments.tournament.started",
         subject=tournament,
@@ -287,7 +287,7 @@ def _store(locked: Locked, now: datetime, before: ClockState, changed_at: dateti
         tournament.save(update_fields=[*changed, "updated_at"])
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
-        floor_release(tournament)  # the tables a break or a pause held deal again
+        floor_release(tournament=tournament)  # the tables a break or a pause held deal again
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
@@ -346,7 +346,7 @@ def _lock_payouts(tournament: Tournament, now: datetime, schedule: Schedule, lat
     if locks_at <= now:
         tournament.payouts_locked_at = locks_at
         audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": locks_at.isoformat()})
-        floor_pay_prizes(tournament, now=now)  # places finished before the lock
+        floor_pay_prizes(tournament=tournament, now=now)  # places finished before the lock
 
 
 def _queue_tick(tournament: Tournament, now: datetime) -> None:

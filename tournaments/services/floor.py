@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from random import Random
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
@@ -41,7 +42,7 @@ class HandReport:
     finished: bool
 
 
-def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
+def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
     """The seat draw at the start (rule 4), in the clock's transaction: every active
     entry at a random seat of as few and as even tables as hold them; each table's
     first button on its first occupied seat from seat 1 (rule 5), its first hand
@@ -135,7 +136,7 @@ def floor_hand_finished(
         )
 
 
-def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
+def floor_release(*, tournament: Tournament, rng: Random | None = None) -> None:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
     still waits for tables in a hand."""
@@ -150,7 +151,7 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     stored.save(outcome)
 
 
-def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
+def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = False) -> None:
     """Pay every finisher whose prize is not paid yet, once the payouts are locked
     (rule 7): places out before then are paid as the lock comes. Satellites pay
     seats at the end instead (tournaments.services.satellites). A player in a deal (rule 23)
@@ -204,7 +205,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime)
 
             tournament_advance(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
-    floor_pay_prizes(tournament, now=now, over=outcome.finished)
+    floor_pay_prizes(tournament=tournament, now=now, over=outcome.finished)
 
 
 def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
@@ -238,7 +239,7 @@ def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
     tournament.save(update_fields=["status", "finished_at", "next_transition_at", "tick_at", "updated_at"])
 
 
-def _options(tournament: Tournament, rng: Random) -> dict:
+def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
     payouts = tournament_payouts(tournament, now=tournament.started_at or tournament.scheduled_start).places
     return {
         "table_size": tournament.table_size,
@@ -271,7 +272,7 @@ def _table_fields(floor: Floor, number: int) -> dict[str, object]:
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
-    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None):
+    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None) -> None:
         self.tournament = tournament
         self.floor = floor
         self.tables: dict[int, Table] = tables or {
