@@ -9,6 +9,7 @@ simulator (`manage.py simulate_floor`, and the demo's tournaments) and tests.
 """
 
 import secrets
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,7 @@ from random import Random
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Case, F, Value, When
 
 from audit.services import audit_log
 from live.outbox import record
@@ -56,10 +57,7 @@ def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
         Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
     )
     tables = {table.number: table for table in created}
-    Entry.objects.bulk_update(
-        [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()],
-        ["table", "seat"],
-    )
+    _entries_seat(floor.where, tables)
     _Stored(tournament, floor, tables=tables).save(started, seated=tables)
     audit_log(
         action="tournaments.floor.drawn",
@@ -111,13 +109,13 @@ def floor_hand_finished(
         dealt = stored.floor.tables.get(table)
         if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
             raise refuse("stale_hand")
+        after = {int(pk): chips for pk, chips in stacks.items()}
+        before = {pk: stored.floor.stacks.get(pk) for pk in after}
         try:
-            outcome = stored.floor.hand_finished(table, {int(pk): chips for pk, chips in stacks.items()})
+            outcome = stored.floor.hand_finished(table, after)
         except FloorError as error:
             raise refuse("bad_result", reason=error) from error
-        Entry.objects.bulk_update(
-            [Entry(pk=pk, chips=chips) for pk, chips in stacks.items()], ["chips"], batch_size=100
-        )
+        _entries_update({pk: {"chips": chips} for pk, chips in after.items() if chips != before[pk]})
         stored.save(outcome, now=now)
         busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
         _after_eliminations(tournament, outcome, now)
@@ -186,7 +184,7 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
                 + (f"-{entry.finish_worst}" if entry.finish_worst > entry.finish_best else ""),
             )
         entry.prize = amount
-    Entry.objects.bulk_update(unpaid, ["prize"])
+    _entries_update({entry.pk: {"prize": entry.prize} for entry in unpaid})
 
 
 def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
@@ -251,10 +249,6 @@ def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
     }
 
 
-# What a Table row keeps of the floor's table.
-TABLE_FIELDS = ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"]
-
-
 def _table_fields(floor: Floor, number: int) -> dict[str, object]:
     """What a Table row stores of the floor's table `number`."""
     state = floor.tables[number]
@@ -267,6 +261,27 @@ def _table_fields(floor: Floor, number: int) -> dict[str, object]:
         "synchronised": state.synchronised,
         "held": number in floor.held,
     }
+
+
+def _entries_update(values: Mapping[int, Mapping[str, object]]) -> None:
+    """Write each entry's own values (by id): one plain UPDATE for each set of values
+    entries share (a seat number, a table, a place shared by a tie), rather than
+    bulk_update's CASE on every row, whose building grows with the rows."""
+    groups: dict[tuple[tuple[str, object], ...], list[int]] = defaultdict(list)
+    for pk, fields in values.items():
+        groups[tuple(fields.items())].append(pk)
+    for fields, pks in groups.items():
+        Entry.objects.filter(pk__in=pks).update(**dict(fields))
+
+
+def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
+    """Seat entries (none of them in a seat now): one UPDATE a table."""
+    by_table: dict[int, dict[int, int]] = defaultdict(dict)
+    for pk, seat in seats.items():
+        by_table[seat.table][pk] = seat.seat
+    for number, seated in by_table.items():
+        seat = Case(*(When(pk=pk, then=Value(seat_number)) for pk, seat_number in seated.items()))
+        Entry.objects.filter(pk__in=seated).update(table=tables[number], seat=seat)
 
 
 class _Stored:
@@ -332,10 +347,7 @@ class _Stored:
         shown.update(table for move in moved.values() for table in (move.source.table, move.target.table))
         if moved:
             Entry.objects.filter(pk__in=moved).update(seat=None)
-            rows = [
-                Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
-            ]
-            Entry.objects.bulk_update(rows, ["table", "seat"])
+            _entries_seat({pk: move.target for pk, move in moved.items()}, self.tables)
             changed_tables = [pk for pk, move in moved.items() if move.source.table != move.target.table]
             Entry.objects.filter(pk__in=changed_tables).update(times_moved=F("times_moved") + 1)
             audit_log(
@@ -354,17 +366,14 @@ class _Stored:
             table.playing = table.held = False
             table.save(update_fields=["broken_at", "playing", "held"])
             audit_log(action="tournaments.floor.table_broken", subject=tournament, data={"table": number})
-        changed = []
         for number in floor.tables:
             table = self.tables[number]
-            fields = _table_fields(floor, number)
-            if any(getattr(table, name) != value for name, value in fields.items()):
-                for name, value in fields.items():
+            changed = [name for name, value in _table_fields(floor, number).items() if getattr(table, name) != value]
+            if changed:
+                for name, value in _table_fields(floor, number).items():
                     setattr(table, name, value)
-                changed.append(table)
-        if changed:
-            Table.objects.bulk_update(changed, TABLE_FIELDS)
-            shown.update(table.number for table in changed)
+                table.save(update_fields=changed)
+                shown.add(number)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))
         state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
@@ -382,21 +391,18 @@ class _Stored:
             tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
 
     def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
-        rows = []
+        finished = {}
         for finish in outcome.finishes:
             out = not (outcome.finished and finish.best == 1)
-            rows.append(
-                Entry(
-                    pk=finish.player,
-                    finish_best=finish.best,
-                    finish_worst=finish.worst,
-                    status=EntryStatus.ELIMINATED if out else EntryStatus.ACTIVE,
-                    ended_at=now,
-                    table=None,
-                    seat=None,
-                )
-            )
-        Entry.objects.bulk_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
+            finished[finish.player] = {
+                "finish_best": finish.best,
+                "finish_worst": finish.worst,
+                "status": EntryStatus.ELIMINATED if out else EntryStatus.ACTIVE,
+                "ended_at": now,
+                "table": None,
+                "seat": None,
+            }
+        _entries_update(finished)
         audit_log(
             action="tournaments.floor.eliminated",
             subject=self.tournament,
