@@ -3,10 +3,12 @@ transition, and a sweep that catches up what a stopped worker missed."""
 
 import logging
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -86,23 +88,40 @@ def clock_tick(tick: str) -> int:
 @shared_task
 def tournaments_sweep(*, starting: bool = False) -> int:
     """Advance every live tournament whose transition is well overdue (its task was
-    lost with a worker), or that is due soon with no task queued for it (advancing
-    queues one); returns how many it advanced. `starting`: a worker has just started,
-    after a crash perhaps, holding none of the tasks queued before it: everything
-    overdue is advanced at once."""
+    lost with a worker), or due with no task queued for it; queue the task of every
+    one whose transition is near with none queued (nothing is due yet, so nothing is
+    locked or read: the task applies it). Returns how many it advanced. `starting`:
+    a worker has just started, after a crash perhaps, holding none of the tasks
+    queued before it: everything overdue is advanced at once."""
     now = timezone.now()
     lost = now if starting else now - LOST_AFTER
-    looked_at = Tournament.objects.exclude(status__in=FINAL).filter(
-        Q(next_transition_at__lte=lost)
-        | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
+    live = Tournament.objects.exclude(status__in=FINAL)
+    unqueued = Q(tick_at=None) | ~Q(tick_at=F("next_transition_at"))
+    due = dict(
+        live.filter(Q(next_transition_at__lte=lost) | Q(next_transition_at__lte=now) & unqueued).values_list(
+            "id", "blind_structure_id"
+        )
     )
-    due = dict(looked_at.values_list("id", "blind_structure_id"))
     levels = structure_levels(set(due.values()))
-    advanced = 0
     for tournament_id in due:
         tournament_advance(tournament_id=tournament_id, now=timezone.now(), levels=levels)
-        advanced += 1
-    return advanced
+    near = live.filter(unqueued, next_transition_at__gt=now, next_transition_at__lte=now + TICK_HORIZON)
+    _ticks_queue(set(near.values_list("next_transition_at", flat=True)))
+    return len(due)
+
+
+def _ticks_queue(instants: set[datetime]) -> None:
+    """Queue the ticks of these transitions, marking every tournament whose next
+    transition is one of them as queued (one that has moved on since is left to
+    the advance that moved it)."""
+    if not instants:
+        return
+    with transaction.atomic():
+        live = Tournament.objects.exclude(status__in=FINAL)
+        live.filter(next_transition_at__in=instants).update(tick_at=F("next_transition_at"))
+        for tick in {tick_of(instant) for instant in instants}:
+            # robust: a broker that is down must not undo the marks; the next sweep catches up.
+            transaction.on_commit(partial(tick_queue, tick), robust=True)
 
 
 @worker_ready.connect

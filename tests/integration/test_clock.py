@@ -242,6 +242,26 @@ def test_the_sweep_advances_what_is_overdue_and_queues_what_is_near():
     assert tournaments_sweep() == 0  # nothing to do until then
 
 
+def test_the_sweep_queues_a_near_transitions_task_without_advancing_the_clock(django_capture_on_commit_callbacks):
+    now = timezone.now()
+    tournament = TournamentFactory(scheduled_start=now + timedelta(seconds=20))
+    tournament_advance(tournament_id=tournament.pk, now=now - timedelta(minutes=1))  # its start too far to queue
+    tournament.refresh_from_db()
+    assert tournament.tick_at is None
+    audited = AuditEntry.objects.count()
+    queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    before = queued.llen("celery")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tournaments_sweep() == 0  # nothing advanced
+
+    tournament.refresh_from_db()
+    assert tournament.tick_at == tournament.next_transition_at == tournament.scheduled_start
+    assert queued.llen("celery") - before == 1  # the start's tick
+    assert AuditEntry.objects.count() == audited
+    assert tournaments_sweep() == 0
+
+
 def test_a_starting_worker_catches_up_at_once_what_a_dead_one_held():
     now = timezone.now()
     tournament = TournamentFactory(scheduled_start=now + timedelta(hours=1))
