@@ -170,25 +170,32 @@ def balancing_move(
     both blinds only when nobody else can go (somebody always can: the player due
     the small blind next, for one, loses no blind at a smaller table).
     """
-    offered = [
-        (seat, blind_positions(_with(target, seat), dead_button=dead_button)[seat])
+    offered = {
+        seat: blind_positions(_with(target, seat), dead_button=dead_button)[seat]
         for seat in _empty_seats(target.seats, table_size)
-    ]
+    }
 
-    def best(before: BlindPosition) -> tuple[tuple[bool, int, int, int], int]:
-        """The seat `before` would take, with its key (free pass first)."""
+    def nearest(before: BlindPosition) -> int:
         return min(
-            ((position.free_pass_from(before), abs(position.hands - before.hands), position.hands, -seat), seat)
-            for seat, position in offered
+            offered,
+            key=lambda seat: (
+                offered[seat].free_pass_from(before),
+                abs(offered[seat].hands - before.hands),
+                offered[seat].hands,
+                -seat,
+            ),
         )
 
-    choices = {}
-    for seat, before in blind_positions(source, dead_button=dead_button).items():
-        (free_pass, *_), target_seat = best(before)
+    positions = blind_positions(source, dead_button=dead_button)
+    taken = {seat: nearest(before) for seat, before in positions.items()}
+
+    def preference(seat: int) -> tuple[bool, bool, int, int]:
         player = source.seats[seat]
-        choices[seat] = ((free_pass, not sitting_out(player), times_moved(player), before.hands), target_seat)
-    seat = min(choices, key=lambda s: choices[s][0])
-    return Move(source.seats[seat], Seat(source.number, seat), Seat(target.number, choices[seat][1]))
+        free_pass = offered[taken[seat]].free_pass_from(positions[seat])
+        return free_pass, not sitting_out(player), times_moved(player), positions[seat].hands
+
+    seat = min(positions, key=preference)
+    return Move(source.seats[seat], Seat(source.number, seat), Seat(target.number, taken[seat]))
 
 
 def table_to_break(layout: Layout, *, table_size: int, rng: random.Random) -> int | None:

@@ -144,7 +144,7 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
 
 
 @dataclass(frozen=True)
-class Locked:
+class _Locked:
     """A tournament under its row lock, and its structure's levels, read once: every
     schedule of the call is built from them."""
 
@@ -164,12 +164,12 @@ def structure_levels(structure_ids: Collection[int]) -> StructureLevels:
     return levels
 
 
-def _locked(tournament_id: int, levels: StructureLevels | None = None) -> Locked:
+def _locked(tournament_id: int, levels: StructureLevels | None = None) -> _Locked:
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     structure = tournament.blind_structure_id
     if levels is None or structure not in levels:
         levels = structure_levels([structure])
-    return Locked(tournament, levels[structure])
+    return _Locked(tournament, levels[structure])
 
 
 def tables_playing(tournament: Tournament) -> bool:
@@ -179,7 +179,7 @@ def tables_playing(tournament: Tournament) -> bool:
     return tournament.simulated and Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
 
 
-def _apply_due(locked: Locked, now: datetime) -> bool:
+def _apply_due(locked: _Locked, now: datetime) -> bool:
     """Apply the transitions due by `now`, in order; False if the tournament was
     cancelled for want of entrants."""
     tournament = locked.tournament
@@ -215,7 +215,7 @@ def _apply_due(locked: Locked, now: datetime) -> bool:
     return True
 
 
-def _transitions(locked: Locked, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
+def _transitions(locked: _Locked, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
     tournament = locked.tournament
     return transitions(
         start=tournament.scheduled_start,
@@ -276,7 +276,7 @@ def _audit_transition(tournament: Tournament, transition: Transition) -> None:
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
 
 
-def _store(locked: Locked, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
+def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
     """Refresh the reading, queue the next task, and write what changed; a status
     change is audited at `changed_at`, by default the last transition's instant."""
     tournament = locked.tournament
@@ -295,7 +295,7 @@ def _store(locked: Locked, now: datetime, before: ClockState, changed_at: dateti
         record(TournamentChanged(tournament.pk, clock_only=clock_only))
 
 
-def _read(locked: Locked, now: datetime, changed_at: datetime | None = None) -> None:
+def _read(locked: _Locked, now: datetime, changed_at: datetime | None = None) -> None:
     """What the clock says at `now`: the status, the level and the instants the
     countdowns need, the payouts locked once due (rule 7), the next transition."""
     tournament, schedule = locked.tournament, locked.schedule(now)
