@@ -376,7 +376,18 @@ class _Stored:
                 shown.add(number)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))
-        state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
+        self._save_state()
+
+    def _save_state(self) -> None:
+        """The tournament's floor fields, when they changed."""
+        tournament, floor = self.tournament, self.floor
+        # Only what differs from a fresh floor (load reads a missing key as its
+        # default), so the draw itself writes nothing here.
+        state: dict[str, object] = {}
+        if floor.places_taken:
+            state["places_taken"] = floor.places_taken
+        if floor.breaking is not None:
+            state["breaking"] = floor.breaking
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}
         hand_for_hand = floor.hand_for_hand and not floor.over
