@@ -60,15 +60,23 @@ def tournament_advance(*, tournament_id: int, now: datetime, levels: StructureLe
     cancelled with everything paid returned (rule 22). `levels`: blind structures'
     levels read before the lock (structure_levels), for a caller advancing many."""
     with transaction.atomic():
-        locked = _locked(tournament_id, levels)
-        tournament = locked.tournament
-        if tournament.status in FINAL:
-            return tournament.status
-        before = _clock_state(tournament)
-        if not _apply_due(locked, now):
-            return Status.CANCELLED
-        _store(locked, now, before)
-        return tournament.status
+        return _advance(_locked(tournament_id, levels), now)
+
+
+def tournaments_advance(*, tournament_ids: Collection[int], now: datetime) -> list[int]:
+    """tournament_advance for several tournaments (a tick's, whose transitions fall in
+    one step) in one transaction: the rows no other service holds locked in one
+    query, in id order, and their structures' levels read in one. Returns the ids
+    it left alone, held elsewhere: never waited for while the others are held (no
+    deadlock), the caller advances them on their own. A failure rolls back them all."""
+    with transaction.atomic():
+        free = Tournament.objects.select_for_update(skip_locked=True).filter(pk__in=tournament_ids).order_by("pk")
+        tournaments = list(free)
+        levels = structure_levels({tournament.blind_structure_id for tournament in tournaments})
+        for tournament in tournaments:
+            _advance(_Locked(tournament, levels[tournament.blind_structure_id]), now)
+    advanced = {tournament.pk for tournament in tournaments}
+    return [tournament_id for tournament_id in tournament_ids if tournament_id not in advanced]
 
 
 def tournament_pause(*, tournament_id: int, actor: AbstractBaseUser | None, reason: str, now: datetime) -> Tournament:
@@ -170,6 +178,17 @@ def _locked(tournament_id: int, levels: StructureLevels | None = None) -> _Locke
     if levels is None or structure not in levels:
         levels = structure_levels([structure])
     return _Locked(tournament, levels[structure])
+
+
+def _advance(locked: _Locked, now: datetime) -> str:
+    tournament = locked.tournament
+    if tournament.status in FINAL:
+        return tournament.status
+    before = _clock_state(tournament)
+    if not _apply_due(locked, now):
+        return Status.CANCELLED
+    _store(locked, now, before)
+    return tournament.status
 
 
 def tables_playing(tournament: Tournament) -> bool:
