@@ -139,7 +139,7 @@ def _ticks_queue(instants: set[datetime]) -> None:
         live = Tournament.objects.exclude(status__in=FINAL)
         live.filter(next_transition_at__in=instants).update(tick_at=F("next_transition_at"))
         for tick in {tick_of(instant) for instant in instants}:
-            # robust: a broker that is down must not undo the marks; the next sweep catches up.
+            # robust: a broker that is down must not undo the marks; the sweep applies them once overdue.
             transaction.on_commit(partial(tick_queue, tick), robust=True)
 
 
