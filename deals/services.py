@@ -1,8 +1,10 @@
 """The chop workflow of rule 23, mediated by staff: a player at the final table
 asks (an urgent support ticket), every player says whether they want to negotiate,
 staff stop the clock, proposals are put with the calculators (deals.rules), each
-player accepts or rejects, and the deal every player accepted is recorded. The
-floor pays it (tournaments.services.floor.floor_pay_prizes), exactly once.
+player accepts or rejects, and the deal every player accepted is recorded. Each
+entry's agreed amount and what is left to play for are written onto the entries and
+the tournament, which the floor pays from (tournaments.services.floor.floor_pay_prizes),
+exactly once.
 
 Every service locks the tournament's row first (as the floor does for a hand), so
 a negotiation and the hands at the table never cross.
@@ -285,6 +287,12 @@ def _agree(negotiation: Negotiation, proposal: Proposal, now: datetime) -> None:
         staff=ticket.claimed_by,
         agreed_at=now,
     )
+    # The tournament's own copy, which the floor pays from (tournaments never reads deals).
+    entries = list(Entry.objects.filter(tournament=negotiation.tournament, pk__in=map(int, proposal.amounts)))
+    for entry in entries:
+        entry.deal_amount = proposal.amounts[str(entry.pk)]
+    Entry.objects.bulk_update(entries, ["deal_amount"])
+    Tournament.objects.filter(pk=negotiation.tournament_id).update(deal_play_for=proposal.play_for)
     audit_log(
         action="deals.agreed",
         subject=negotiation,

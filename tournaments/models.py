@@ -88,12 +88,7 @@ class BlindStructure(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    # The levels, when the reader fetched them itself (the clock, beside its lock).
-    read_levels: list[Level] | None = None
-
     def rule_levels(self) -> list[Level]:
-        if self.read_levels is not None:
-            return self.read_levels
         return [level.as_rule() for level in self.levels.all()]
 
 
@@ -118,8 +113,11 @@ class BlindLevel(models.Model):
     def __str__(self) -> str:
         return f"{self.position}: {self.small_blind}/{self.big_blind}"
 
+    # A rules Level's fields, in its order.
+    RULE_FIELDS = ("small_blind", "big_blind", "ante", "minutes", "seconds")
+
     def as_rule(self) -> Level:
-        return Level(self.small_blind, self.big_blind, self.ante, self.minutes, self.seconds)
+        return Level(*(getattr(self, name) for name in self.RULE_FIELDS))
 
     def clean(self):
         # Field errors here keep the form from also showing the constraint's bare name.
@@ -270,6 +268,9 @@ class Tournament(models.Model):
     )
     # A chop negotiation has stopped the clock (rule 23.3): pages say so.
     deal_in_progress = models.BooleanField(_("deal in progress"), default=False, editable=False)
+    # The deal made (rule 23.1), written by the deals app (each entry's amount on the
+    # entry): what is left to play for, the winner's on top; None without a deal.
+    deal_play_for = models.PositiveBigIntegerField(_("left to play for in the deal"), null=True, editable=False)
 
     # The floor (rules 5, 11, 13).
     dead_button = models.BooleanField(
@@ -546,6 +547,9 @@ class Entry(models.Model):
     finish_best = models.PositiveIntegerField(_("place"), null=True, blank=True)
     finish_worst = models.PositiveIntegerField(null=True, blank=True)
     prize = models.PositiveBigIntegerField(_("prize"), null=True, blank=True)
+    # The amount agreed for the entry in the tournament's deal (rule 23), written by
+    # the deals app: the floor pays it instead of the place's prize.
+    deal_amount = models.PositiveBigIntegerField(_("amount agreed in the deal"), null=True, editable=False)
 
     class Meta:
         verbose_name_plural = "entries"

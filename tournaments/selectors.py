@@ -30,12 +30,15 @@ def clock_stops(tournament: Tournament, now: datetime) -> list[Stop]:
     return stops
 
 
-def tournament_schedule(tournament: Tournament, now: datetime | None = None) -> Schedule:
+def tournament_schedule(
+    tournament: Tournament, now: datetime | None = None, *, levels: list[Level] | None = None
+) -> Schedule:
     """Levels with their start times and the break schedule (rule 17), shifted by
-    the times the clock stood still until `now`."""
+    the times the clock stood still until `now`; `levels`: its structure's, when the
+    caller has read them."""
     return build_schedule(
         start=tournament.scheduled_start,
-        levels=tournament.blind_structure.rule_levels(),
+        levels=tournament.blind_structure.rule_levels() if levels is None else levels,
         policy=BreakPolicy(
             kind=BreakKind(tournament.break_policy),
             minutes=tournament.break_minutes,
@@ -81,13 +84,16 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
         pool=pool,
         seat_value=seat_value,
     )
-    schedule = tournament_schedule(tournament)
     registration_over = now >= tournament_deadlines(tournament).late_registration_closes_at
-    rebuys_over = not tournament.rebuy_levels or (
-        tournament.rebuy_levels <= len(schedule.levels) and now >= schedule.levels[tournament.rebuy_levels - 1].ends_at
-    )
-    locked = tournament.payouts_locked_at is not None or (registration_over and rebuys_over)
+    locked = tournament.payouts_locked_at is not None or (registration_over and _rebuys_over(tournament, now))
     return Payouts(pool=pool, places=places, provisional=not locked)
+
+
+def _rebuys_over(tournament: Tournament, now: datetime) -> bool:
+    if not tournament.rebuy_levels:
+        return True  # without reading the levels
+    levels = tournament_schedule(tournament).levels
+    return tournament.rebuy_levels <= len(levels) and now >= levels[tournament.rebuy_levels - 1].ends_at
 
 
 LOBBY_FIELDS = (

@@ -3,15 +3,23 @@ transition, and a sweep that catches up what a stopped worker missed."""
 
 import logging
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.models import Tournament
-from tournaments.services.clock import FINAL, TICK_HORIZON, tournament_advance
+from tournaments.services.clock import (
+    FINAL,
+    TICK_HORIZON,
+    structure_levels,
+    tournament_advance,
+    tournaments_advance,
+)
 from tournaments.simulator import simulate_round
 
 logger = logging.getLogger(__name__)
@@ -54,52 +62,85 @@ def tick_queue(due: datetime) -> None:
             raise
 
 
+# A tick's tournaments are advanced this many to a transaction: fewer round trips,
+# while a registration waits on a tournament's row for no more than a few of them.
+TICK_BATCH = 8
+
+
 @shared_task
 def clock_tick(tick: str) -> int:
     """Apply the transitions due in the step ending at `tick` (queued for that
-    instant by tick_queue), each tournament in its own transaction; returns how
-    many were advanced."""
+    instant by tick_queue), a few tournaments to a transaction; returns how many
+    were advanced."""
     tick_at = datetime.fromisoformat(tick)
     if timezone.now() < tick_at:
         # A worker whose clock runs ahead of the one that queued this: wait for it.
         clock_tick.apply_async((tick,), eta=tick_at)
         return 0
-    due = (
+    due = list(
         Tournament.objects.exclude(status__in=FINAL)
         .filter(next_transition_at__gt=tick_at - TICK_STEP, next_transition_at__lte=tick_at)
         .order_by("next_transition_at")
         .values_list("id", flat=True)
     )
     advanced = 0
-    for tournament_id in due:
+    for start in range(0, len(due), TICK_BATCH):
+        batch = due[start : start + TICK_BATCH]
         try:
-            tournament_advance(tournament_id=tournament_id, now=timezone.now())
+            alone = tournaments_advance(tournament_ids=batch, now=timezone.now())
         except Exception:
-            # One tournament's failure must not hold up the others' clocks; the sweep retries it.
-            logger.exception("The clock of tournament %s failed at %s", tournament_id, tick)
-        else:
-            advanced += 1
+            # One tournament's failure must not hold up the others' clocks: each on its own.
+            logger.exception("The clock of tournaments %s failed at %s; each is advanced alone", batch, tick)
+            alone = batch
+        advanced += len(batch) - len(alone)
+        for tournament_id in alone:
+            try:
+                tournament_advance(tournament_id=tournament_id, now=timezone.now())
+            except Exception:
+                # The sweep retries it.
+                logger.exception("The clock of tournament %s failed at %s", tournament_id, tick)
+            else:
+                advanced += 1
     return advanced
 
 
 @shared_task
 def tournaments_sweep(*, starting: bool = False) -> int:
     """Advance every live tournament whose transition is well overdue (its task was
-    lost with a worker), or that is due soon with no task queued for it (advancing
-    queues one); returns how many it advanced. `starting`: a worker has just started,
-    after a crash perhaps, holding none of the tasks queued before it: everything
-    overdue is advanced at once."""
+    lost with a worker), or due with no task queued for it; queue the task of every
+    one whose transition is near with none queued (nothing is due yet, so nothing is
+    locked or read: the task applies it). Returns how many it advanced. `starting`:
+    a worker has just started, after a crash perhaps, holding none of the tasks
+    queued before it: everything overdue is advanced at once."""
     now = timezone.now()
     lost = now if starting else now - LOST_AFTER
-    looked_at = Tournament.objects.exclude(status__in=FINAL).filter(
-        Q(next_transition_at__lte=lost)
-        | Q(next_transition_at__lte=now + TICK_HORIZON) & (Q(tick_at=None) | ~Q(tick_at=F("next_transition_at")))
+    live = Tournament.objects.exclude(status__in=FINAL)
+    unqueued = Q(tick_at=None) | ~Q(tick_at=F("next_transition_at"))
+    due = dict(
+        live.filter(Q(next_transition_at__lte=lost) | Q(next_transition_at__lte=now) & unqueued).values_list(
+            "id", "blind_structure_id"
+        )
     )
-    advanced = 0
-    for tournament_id in looked_at.values_list("id", flat=True):
-        tournament_advance(tournament_id=tournament_id, now=timezone.now())
-        advanced += 1
-    return advanced
+    levels = structure_levels(set(due.values()))
+    for tournament_id in due:
+        tournament_advance(tournament_id=tournament_id, now=timezone.now(), levels=levels)
+    near = live.filter(unqueued, next_transition_at__gt=now, next_transition_at__lte=now + TICK_HORIZON)
+    _ticks_queue(set(near.values_list("next_transition_at", flat=True)))
+    return len(due)
+
+
+def _ticks_queue(instants: set[datetime]) -> None:
+    """Queue the ticks of these transitions, marking every tournament whose next
+    transition is one of them as queued (one that has moved on since is left to
+    the advance that moved it)."""
+    if not instants:
+        return
+    with transaction.atomic():
+        live = Tournament.objects.exclude(status__in=FINAL)
+        live.filter(next_transition_at__in=instants).update(tick_at=F("next_transition_at"))
+        for tick in {tick_of(instant) for instant in instants}:
+            # robust: a broker that is down must not undo the marks; the sweep applies them once overdue.
+            transaction.on_commit(partial(tick_queue, tick), robust=True)
 
 
 @worker_ready.connect

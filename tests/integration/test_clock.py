@@ -13,7 +13,7 @@ from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
-from tournaments.services.clock import tournament_advance, tournament_pause, tournament_resume
+from tournaments.services.clock import structure_levels, tournament_advance, tournament_pause, tournament_resume
 from tournaments.services.refusals import TournamentError
 from tournaments.tasks import TICK_STEP, clock_tick, tick_of, tick_queue, tournaments_sweep
 from wallet.services import wallet_account
@@ -242,6 +242,26 @@ def test_the_sweep_advances_what_is_overdue_and_queues_what_is_near():
     assert tournaments_sweep() == 0  # nothing to do until then
 
 
+def test_the_sweep_queues_a_near_transitions_task_without_advancing_the_clock(django_capture_on_commit_callbacks):
+    now = timezone.now()
+    tournament = TournamentFactory(scheduled_start=now + timedelta(seconds=20))
+    tournament_advance(tournament_id=tournament.pk, now=now - timedelta(minutes=1))  # its start too far to queue
+    tournament.refresh_from_db()
+    assert tournament.tick_at is None
+    audited = AuditEntry.objects.count()
+    queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    before = queued.llen("celery")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tournaments_sweep() == 0  # nothing advanced
+
+    tournament.refresh_from_db()
+    assert tournament.tick_at == tournament.next_transition_at == tournament.scheduled_start
+    assert queued.llen("celery") - before == 1  # the start's tick
+    assert AuditEntry.objects.count() == audited
+    assert tournaments_sweep() == 0
+
+
 def test_a_starting_worker_catches_up_at_once_what_a_dead_one_held():
     now = timezone.now()
     tournament = TournamentFactory(scheduled_start=now + timedelta(hours=1))
@@ -270,6 +290,20 @@ def test_one_tick_applies_every_transition_due_in_its_step():
     # Nobody registered: a start applied cancels; the third start is the next tick's.
     assert statuses == [Status.CANCELLED, Status.CANCELLED, Status.REGISTERING]
     assert clock_tick(tick.isoformat()) == 0  # a repeated tick finds nothing due
+
+
+def test_levels_read_for_many_events_at_once_give_each_event_its_own_structures():
+    quick = BlindStructureFactory(levels=[(10, 20, 0, 10), (20, 40, 0, 10), (40, 80, 0, 10)])
+    slow = BlindStructureFactory(levels=[(10, 20, 0, 30), (20, 40, 0, 30)])
+    events = [event(blind_structure=structure, break_policy=BreakPolicyKind.NONE) for structure in (quick, slow, quick)]
+    read = structure_levels({quick.pk})  # as a tick reads them, before any lock; the slow one's read on its own
+
+    for tournament in events:
+        tournament_advance(tournament_id=tournament.pk, now=at(20.01), levels=read)
+
+    # 20 minutes in: the quick structure's third level, the slow one's first.
+    assert [Tournament.objects.get(pk=t.pk).level for t in events] == [3, 1, 3]
+    assert [len(levels) for levels in structure_levels([slow.pk, quick.pk]).values()] == [2, 3]
 
 
 def test_the_ticks_lie_on_a_grid_and_each_is_queued_once():

@@ -3,9 +3,11 @@ the clock stopped, proposals (rejected, withdrawn, accepted), the deal recorded 
 paid through the wallet exactly once; and every refusal."""
 
 from datetime import timedelta
+from importlib import import_module
 from io import StringIO
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -22,7 +24,7 @@ from deals.services import (
 )
 from support.models import Ticket, TicketStatus
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
-from tournaments.models import BreakPolicyKind, Entry, EntryKind, Table
+from tournaments.models import BreakPolicyKind, Entry, EntryKind, Table, Tournament
 from tournaments.services.clock import tournament_advance
 from tournaments.services.floor import floor_hand_finished, floor_pay_prizes
 from tournaments.services.refusals import TournamentError
@@ -115,6 +117,10 @@ def test_the_whole_workflow_from_request_to_a_deal_paid_once(staff):
     deal = Deal.objects.get()
     assert (deal.staff, deal.play_for, deal.amounts) == (staff, 100, chips.amounts)
     tournament.refresh_from_db()
+    # The tournament's own copy, which the floor pays from.
+    agreed = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "deal_amount"))
+    assert agreed == {int(pk): amount for pk, amount in chips.amounts.items()}
+    assert tournament.deal_play_for == 100
     assert tournament.paused_at is None  # the clock goes again
     assert not tournament.deal_in_progress
     assert Ticket.objects.get().status == TicketStatus.CLOSED
@@ -372,5 +378,32 @@ def test_where_the_event_says_so_each_player_is_paid_the_agreed_amount_as_they_a
     assert busted.prize == deal.amount_for(out)  # paid now, not at the end
     assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
     # Paid once: the floor paying again changes nothing.
-    floor_pay_prizes(tournament, now=now())
+    floor_pay_prizes(tournament=tournament, now=now())
     assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
+
+
+def test_a_deal_made_before_the_tournament_kept_its_own_copy_is_paid_after_the_migration(staff):
+    tournament, players = final_table(3)
+    negotiation = agreed_to_negotiate(tournament, players, staff)
+    proposal = proposal_create(negotiation_id=negotiation.pk, author=staff, kind="equal", now=now())
+    for player in players:
+        proposal_answer(proposal_id=proposal.pk, player=player, accept=True, now=now())
+    deal = Deal.objects.get()
+    # As the deal stood before deals wrote onto the entries and the tournament.
+    Entry.objects.filter(tournament=tournament).update(deal_amount=None)
+    Tournament.objects.filter(pk=tournament.pk).update(deal_play_for=None)
+
+    import_module("deals.migrations.0002_deal_amounts_on_entries").copy_amounts(apps, None)
+
+    table = Table.objects.get(tournament=tournament, broken_at=None).number
+    stacks = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "chips"))
+    winner = max(stacks)
+    floor_hand_finished(
+        tournament_id=tournament.pk,
+        table=table,
+        stacks={pk: sum(stacks.values()) if pk == winner else 0 for pk in stacks},
+        now=now(),
+    )
+    for entry in Entry.objects.filter(tournament=tournament).select_related("player"):
+        expected = deal.amount_for(entry.pk) + (deal.play_for if entry.pk == winner else 0)
+        assert wallet_account(entry.player, "EUR").balance == entry.prize == expected

@@ -17,7 +17,7 @@ import random
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tournaments.rules.seating import Move, Seat, blinds, draw_seats, next_button
+from tournaments.rules.seating import Blinds, Move, Seat, SeatedTable, balancing_move, draw_seats, next_blinds
 from tournaments.rules.standings import Finish, bust_places
 
 type Player = Hashable
@@ -279,34 +279,22 @@ class Floor:
             self._balance(number, outcome)
 
     def _balance(self, number: int, outcome: Outcome) -> None:
-        """One player to the smallest table: who is due the big blind next, preferring
-        a sitting-out player, then one moved fewer times; at the seat whose place after
-        the button is closest to the one they leave."""
-        table = self.tables[number]
-        occupied = sorted(table.seats)
-        button = next_button(occupied, table.button)
-        _, big_blind = blinds(occupied, button) if len(occupied) > 1 else (None, occupied[0])
-        index = occupied.index(big_blind)
-        due = occupied[index:] + occupied[:index]
-        seat = min(
-            due,
-            key=lambda s: (table.seats[s] not in self.away, self.times_moved.get(table.seats[s], 0), due.index(s)),
+        """One player to a smallest table (ties at random): who, and at which seat, as
+        rule 16 wants (seating.balancing_move)."""
+        target = self._by_count[self._smallest_count()].pick(self.rng)
+        move = balancing_move(
+            self._seated(number),
+            self._seated(target),
+            table_size=self.table_size,
+            dead_button=self.dead_button,
+            times_moved=lambda player: self.times_moved.get(player, 0),
+            sitting_out=self.away.__contains__,
         )
-        place = _place_after(occupied, button, seat)
-        smallest = self._smallest_count()
-        target_number = self._by_count[smallest].pick(self.rng)
-        target = self.tables[target_number]
-        target_occupied = sorted(target.seats)
-        target_button = next_button(target_occupied, target.button) if target_occupied else None
-        empty = self._empty(target_number)
-        if target_button is None:
-            target_seat = self.rng.choice(empty)
-        else:
-            target_seat = min(
-                empty,
-                key=lambda s: (abs(_place_after(sorted([*target_occupied, s]), target_button, s) - place), -s),
-            )
-        self._move(table.seats[seat], Seat(target_number, target_seat), outcome)
+        self._move(move.player, move.target, outcome)
+
+    def _seated(self, number: int) -> SeatedTable:
+        table = self.tables[number]
+        return SeatedTable(number, table.seats, _last_blinds(table))
 
     def _break(self, number: int, outcome: Outcome) -> None:
         """The broken table's players dealt one by one, at random, to the smallest
@@ -387,18 +375,8 @@ class Floor:
     def _deal(self, number: int, *, synchronised: bool = False) -> Deal:
         """The next hand's button and blinds (rules 5, 14, 15)."""
         table = self.tables[number]
-        occupied = sorted(table.seats)
-        if table.hands == 0 or table.button is None:
-            table.button = occupied[0]  # a new table: the first occupied seat from seat 1
-            table.small_blind, table.big_blind = blinds(occupied, table.button)
-        elif self.dead_button and len(occupied) > 2 and table.big_blind is not None:
-            # The big blind moves on to the next player due; the small blind and the
-            # button take the seats the blinds had, empty or not (TDA's dead button).
-            table.button, table.small_blind = table.small_blind, table.big_blind
-            table.big_blind = _after(occupied, table.big_blind)
-        else:
-            table.button = next_button(occupied, table.button)
-            table.small_blind, table.big_blind = blinds(occupied, table.button)
+        dealt = next_blinds(sorted(table.seats), _last_blinds(table), dead_button=self.dead_button)
+        table.button, table.small_blind, table.big_blind = dealt.button, dealt.small_blind, dealt.big_blind
         table.hands += 1
         table.playing = True
         self._playing += 1
@@ -505,17 +483,14 @@ class _Tables:
         return len(self.items)
 
 
-def _after(ordered: list[int], seat: int) -> int:
-    return next((s for s in ordered if s > seat), ordered[0])
-
-
 def _posted(table: TableState) -> int | None:
     """The small blind's seat, when a player sits there to post it."""
     return table.small_blind if table.small_blind in table.seats else None
 
 
-def _place_after(occupied: list[int], button: int, seat: int) -> int:
-    """How many seated players after the button `seat` comes (the button itself: 0)."""
-    ordered = sorted(set(occupied) | {button})
-    index = ordered.index(button)
-    return (ordered[index:] + ordered[:index]).index(seat)
+def _last_blinds(table: TableState) -> Blinds | None:
+    """The button and blinds of the table's hand in play or last played; None on a
+    new table (or one drawn again), whose first button goes by rule 5."""
+    if table.hands == 0 or table.button is None or table.small_blind is None or table.big_blind is None:
+        return None
+    return Blinds(table.button, table.small_blind, table.big_blind)

@@ -78,44 +78,124 @@ def blinds(occupied: Sequence[int], button: int) -> tuple[int, int]:
     return small, _after(ordered, small)
 
 
-def balance_from(
-    table: int,
-    layout: Layout,
+@dataclass(frozen=True, slots=True)
+class Blinds:
+    """A hand's button and blinds, by seat. With the dead button the button and the
+    small blind may be empty seats."""
+
+    button: int
+    small_blind: int
+    big_blind: int
+
+
+def next_blinds(occupied: Sequence[int], last: Blinds | None, *, dead_button: bool = False) -> Blinds:
+    """The next hand's button and blinds at a table seating `occupied`, after the hand
+    `last` (None: a new table, whose first button is its first occupied seat from
+    seat 1, rule 5). The button moves forward (rules 14, 15); with the dead button the
+    big blind moves on to the next player due, and the button and the small blind
+    take the seats the blinds had, empty or not (TDA's dead button)."""
+    ordered = sorted(occupied)
+    if last is None:
+        button = ordered[0]
+    elif dead_button and len(ordered) > 2:
+        return Blinds(last.small_blind, last.big_blind, _after(ordered, last.big_blind))
+    else:
+        button = next_button(ordered, last.button)
+    small, big = blinds(ordered, button)
+    return Blinds(button, small, big)
+
+
+@dataclass(frozen=True, slots=True)
+class BlindPosition:
+    """Where a player sits in the round of the blinds: `hands` dealt before the one in
+    which he posts the big blind, at a table of `players`, nobody leaving. He posts
+    the small blind the hand after the big blind; due the small blind next, he posts
+    the big blind last of all."""
+
+    hands: int
+    players: int
+
+    @property
+    def first_blind(self) -> int:
+        """The hand (0: the next) in which he posts his first blind."""
+        return 0 if self.hands == self.players - 1 else self.hands
+
+    @property
+    def both_blinds(self) -> int:
+        """The hand by which he has posted both blinds."""
+        return self.players - 1 if self.hands == self.players - 1 else self.hands + 1
+
+    def free_pass_from(self, before: "BlindPosition") -> bool:
+        """Whether a move from `before` to here passes him through both blinds free: no
+        blind until after the hand by which he would have posted both."""
+        return self.first_blind > before.both_blinds
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedTable:
+    """A table as balancing sees it: its seats, and the button and blinds of the hand
+    in play or last played (None before its first hand)."""
+
+    number: int
+    seats: Mapping[int, Player]
+    last: Blinds | None
+
+
+def blind_positions(table: SeatedTable, *, dead_button: bool = False) -> dict[int, BlindPosition]:
+    """Each seated player's position for the table's next hand: the big blind moves on
+    one seated player a hand, with a forward-moving or a dead button alike."""
+    occupied = sorted(table.seats)
+    big_blind = next_blinds(occupied, table.last, dead_button=dead_button).big_blind
+    first = occupied.index(big_blind)
+    return {seat: BlindPosition((index - first) % len(occupied), len(occupied)) for index, seat in enumerate(occupied)}
+
+
+def balancing_move(
+    source: SeatedTable,
+    target: SeatedTable,
     *,
     table_size: int,
-    buttons: Mapping[int, int],
-    times_moved: Callable[[Player], int],
+    dead_button: bool = False,
+    times_moved: Callable[[Player], int] = lambda player: 0,
     sitting_out: Callable[[Player], bool] = lambda player: False,
-) -> Move | None:
-    """The one move balancing wants (rule 16) of `table`, which has just finished its
-    hand (no other table is looked at for players): when the largest and the
-    smallest tables differ by two or more and `table` is among the largest.
+) -> Move:
+    """The player `source` gives `target` to balance the tables (rule 16), and his seat
+    there: the equivalent position relative to the blinds, judged with him seated
+    (the button may then land on him), by the hands until he posts the big blind, as
+    close as the empty seats allow to what it was at `source`; ties: the sooner, then
+    the later seat. Never a free pass through both blinds.
 
-    Who: a sitting-out player first, then who has moved fewest times, then who is
-    due the big blind soonest (the next hand's big blind first). Where: the smallest
-    table (ties: the lowest number), at the empty seat whose place after the button
-    is closest to the one the player leaves (ties: the later place). `buttons` gives
-    each table's button for its next hand.
+    Who: a sitting-out player first, then who has moved fewest times, then who is due
+    the big blind soonest; but a player whom every empty seat would pass through
+    both blinds only when nobody else can go (somebody always can: the player due
+    the small blind next, for one, loses no blind at a smaller table).
     """
-    counts = {number: len(seats) for number, seats in layout.items()}
-    if max(counts.values()) - min(counts.values()) < 2 or counts[table] != max(counts.values()):
-        return None
-    seats = layout[table]
-    occupied = sorted(seats)
-    button = buttons[table]
-    _, big_blind = blinds(occupied, button)
-    due = _clockwise_from(occupied, big_blind)  # the next hand's big blind first
-    seat = min(due, key=lambda s: (not sitting_out(seats[s]), times_moved(seats[s]), due.index(s)))
-    target_table = min((number for number in layout if number != table), key=lambda n: (counts[n], n))
-    target = layout[target_table]
-    place = _place(occupied, button, seat)
-    target_button = buttons.get(target_table) or next_button(sorted(target), None)
-    empty = _empty_seats(target, table_size)
-    target_seat = min(
-        empty,
-        key=lambda s: (abs(_place(sorted([*target, s]), target_button, s) - place), -s),
-    )
-    return Move(seats[seat], Seat(table, seat), Seat(target_table, target_seat))
+    offered = {
+        seat: blind_positions(_with(target, seat), dead_button=dead_button)[seat]
+        for seat in _empty_seats(target.seats, table_size)
+    }
+
+    def nearest(before: BlindPosition) -> int:
+        return min(
+            offered,
+            key=lambda seat: (
+                offered[seat].free_pass_from(before),
+                abs(offered[seat].hands - before.hands),
+                offered[seat].hands,
+                -seat,
+            ),
+        )
+
+    positions = blind_positions(source, dead_button=dead_button)
+    taken = {seat: nearest(before) for seat, before in positions.items()}
+
+    def preference(seat: int) -> tuple[bool, bool, int, int]:
+        player = source.seats[seat]
+        free_pass = offered[taken[seat]].free_pass_from(positions[seat])
+        return free_pass, not sitting_out(player), times_moved(player), positions[seat].hands
+
+    seat = min(positions, key=preference)
+    return Move(source.seats[seat], Seat(source.number, seat), Seat(target.number, taken[seat]))
 
 
 def table_to_break(layout: Layout, *, table_size: int, rng: random.Random) -> int | None:
@@ -158,13 +238,6 @@ def _after(ordered: list[int], seat: int) -> int:
     return next((s for s in ordered if s > seat), ordered[0])
 
 
-def _clockwise_from(ordered: list[int], first: int) -> list[int]:
-    index = ordered.index(first)
-    return ordered[index:] + ordered[:index]
-
-
-def _place(occupied: list[int], button: int, seat: int) -> int:
-    """How many seated players after the button `seat` comes (the button itself: 0)."""
-    if button not in occupied:
-        occupied = sorted([*occupied, button])
-    return _clockwise_from(occupied, button).index(seat)
+def _with(table: SeatedTable, seat: int) -> SeatedTable:
+    """`table` with one more player, at `seat`."""
+    return SeatedTable(table.number, {**table.seats, seat: None}, table.last)

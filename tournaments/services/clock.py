@@ -13,33 +13,24 @@ repeated or needless call changes nothing wrong.
 Lock order, as everywhere: the tournament's row, then wallet accounts.
 """
 
-import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
 
 from audit.services import audit_log
-from config.sql import columns_of, model_from_row, row_update
 from live.outbox import record
 from tournaments.events import TournamentChanged
-from tournaments.models import (
-    CLOCK_STATE,
-    BlindLevel,
-    BlindStructure,
-    Entry,
-    EntryStatus,
-    Purchase,
-    Status,
-    Table,
-    Tournament,
-)
+from tournaments.models import CLOCK_STATE, BlindLevel, EntryStatus, Purchase, Status, Table, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
 from tournaments.services.refusals import refuse
-from wallet.models import Ticket, TicketStatus
+from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
 
 # Tasks are queued at most this far ahead: after a worker dies, a queued task can
@@ -59,35 +50,48 @@ CLOCK_FIELDS = (
     "next_transition_at",
     "tick_at",
 )
+type ClockState = dict[str, object]  # CLOCK_FIELDS' values, to write only what changed
+type StructureLevels = Mapping[int, list[Level]]  # by blind structure
 
 
-def tournament_advance(*, tournament_id: int, now: datetime) -> str:
+def tournament_advance(*, tournament_id: int, now: datetime, levels: StructureLevels | None = None) -> str:
     """Apply every transition due by `now` and store what the clock then reads;
     returns the status. A tournament below its minimum entrants at the start is
-    cancelled with everything paid returned (rule 22)."""
+    cancelled with everything paid returned (rule 22). `levels`: blind structures'
+    levels read before the lock (structure_levels), for a caller advancing many."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
-        if tournament.status in FINAL:
-            return tournament.status
-        before = _clock_state(tournament)
-        if not _apply_due(tournament, now):
-            return Status.CANCELLED
-        _store(tournament, now, before)
-        return tournament.status
+        return _advance(_locked(tournament_id, levels), now)
 
 
-def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -> Tournament:
+def tournaments_advance(*, tournament_ids: Collection[int], now: datetime) -> list[int]:
+    """tournament_advance for several tournaments (a tick's, whose transitions fall in
+    one step) in one transaction: the rows no other service holds locked in one
+    query, in id order, and their structures' levels read in one. Returns the ids
+    it left alone, held elsewhere: never waited for while the others are held (no
+    deadlock), the caller advances them on their own. A failure rolls back them all."""
+    with transaction.atomic():
+        free = Tournament.objects.select_for_update(skip_locked=True).filter(pk__in=tournament_ids).order_by("pk")
+        tournaments = list(free)
+        levels = structure_levels({tournament.blind_structure_id for tournament in tournaments})
+        for tournament in tournaments:
+            _advance(_Locked(tournament, levels[tournament.blind_structure_id]), now)
+    advanced = {tournament.pk for tournament in tournaments}
+    return [tournament_id for tournament_id in tournament_ids if tournament_id not in advanced]
+
+
+def tournament_pause(*, tournament_id: int, actor: AbstractBaseUser | None, reason: str, now: datetime) -> Tournament:
     """Stop the clock (staff, or a deal negotiation: rules 17, 23): levels and breaks
     stand still until tournament_resume."""
     reason = (reason or "").strip()
     if not reason:
         raise refuse("reason_required")
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         before = _clock_state(tournament)
-        if tournament.status in FINAL or not _apply_due(tournament, now):
+        if tournament.status in FINAL or not _apply_due(locked, now):
             raise refuse("not_running")
-        _read(tournament, now)
+        _read(locked, now)
         if tournament.paused_at is not None:
             raise refuse("already_paused")
         if tournament.status not in RUNNING:
@@ -101,15 +105,16 @@ def tournament_pause(*, tournament_id: int, actor, reason: str, now: datetime) -
             reason=reason[:200],
             data={"at": now.isoformat()},
         )
-        _store(tournament, now, before, changed_at=now)
+        _store(locked, now, before, changed_at=now)
         return tournament
 
 
-def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament:
+def tournament_resume(*, tournament_id: int, actor: AbstractBaseUser | None, now: datetime) -> Tournament:
     """Start the clock again; everything still to come happens as much later as the
     pause lasted."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         if tournament.paused_at is None or tournament.status in FINAL:
             raise refuse("not_paused")
         before = _clock_state(tournament)
@@ -123,8 +128,8 @@ def tournament_resume(*, tournament_id: int, actor, now: datetime) -> Tournament
             actor=actor,
             data={"at": now.isoformat(), "paused_for": paused_for},
         )
-        if _apply_due(tournament, now):
-            _store(tournament, now, before, changed_at=now)
+        if _apply_due(locked, now):
+            _store(locked, now, before, changed_at=now)
         return tournament
 
 
@@ -132,7 +137,8 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
     """The last table has finished its hand: the pending break begins at `at`, and
     the clock's wait for it moves everything after by as much (rule 17)."""
     with transaction.atomic():
-        tournament = _locked(tournament_id)
+        locked = _locked(tournament_id)
+        tournament = locked.tournament
         since = tournament.break_pending_since
         if since is None or tournament.status in FINAL:
             return
@@ -141,46 +147,48 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
             tournament.clock_stops = [*tournament.clock_stops, [since.isoformat(), at.isoformat()]]
         tournament.break_pending_since = None
         _begin_break(tournament, at)
-        if _apply_due(tournament, max(at, tournament.clock_at)):
-            _store(tournament, at, before)
+        if _apply_due(locked, max(at, tournament.clock_at)):
+            _store(locked, at, before)
 
 
-def _locked(tournament_id: int) -> Tournament:
-    """The tournament under its row lock, with its blind levels: the schedule is
-    built from them several times a call. Written out: the ORM's query, with the
-    levels prefetched, cost more CPU than the rest of a transition."""
-    columns = columns_of(Tournament, TOURNAMENT_FIELDS)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":  # the levels in the same statement, as JSON
-            cursor.execute(_LOCKED_WITH_LEVELS.format(columns=columns), [tournament_id])
-            row = cursor.fetchone()
-            if row is None:
-                raise Tournament.DoesNotExist
-            row, levels = row[:-1], row[-1]
-            levels = json.loads(levels) if isinstance(levels, str) else levels or []
-        else:
-            cursor.execute(_LOCKED.format(columns=columns), [tournament_id])
-            row = cursor.fetchone()
-            if row is None:
-                raise Tournament.DoesNotExist
-            cursor.execute(_LEVELS, [row[TOURNAMENT_FIELDS.index("blind_structure")]])
-            levels = cursor.fetchall()
-    tournament = model_from_row(Tournament, TOURNAMENT_FIELDS, row)
-    structure = BlindStructure(pk=tournament.blind_structure_id)
-    structure.read_levels = [Level(*level) for level in levels]
-    tournament.blind_structure = structure
-    return tournament
+@dataclass(frozen=True)
+class _Locked:
+    """A tournament under its row lock, and its structure's levels, read once: every
+    schedule of the call is built from them."""
+
+    tournament: Tournament
+    levels: list[Level]
+
+    def schedule(self, now: datetime) -> Schedule:
+        return tournament_schedule(self.tournament, now, levels=self.levels)
 
 
-TOURNAMENT_FIELDS = tuple(field.name for field in Tournament._meta.concrete_fields)
-_LEVEL_COLUMNS = "small_blind, big_blind, ante, minutes, seconds"
-_LOCKED = f"SELECT {{columns}} FROM {Tournament._meta.db_table} WHERE id = %s"  # noqa: S608 (names from the model)
-_LEVELS = f"SELECT {_LEVEL_COLUMNS} FROM {BlindLevel._meta.db_table} WHERE structure_id = %s ORDER BY position"  # noqa: S608 (names from the model)
-_LOCKED_WITH_LEVELS = (
-    f"SELECT {{columns}}, (SELECT json_agg(json_build_array({_LEVEL_COLUMNS}) ORDER BY position)"  # noqa: S608 (names from the models)
-    f" FROM {BlindLevel._meta.db_table} WHERE structure_id = t.blind_structure_id)"
-    f" FROM {Tournament._meta.db_table} t WHERE t.id = %s FOR UPDATE OF t"
-)
+def structure_levels(structure_ids: Collection[int]) -> StructureLevels:
+    """The levels of these blind structures, as the rules take them, in one query."""
+    levels: dict[int, list[Level]] = {structure_id: [] for structure_id in structure_ids}
+    rows = BlindLevel.objects.filter(structure_id__in=structure_ids).order_by("structure_id", "position")
+    for structure_id, *level in rows.values_list("structure_id", *BlindLevel.RULE_FIELDS):
+        levels[structure_id].append(Level(*level))
+    return levels
+
+
+def _locked(tournament_id: int, levels: StructureLevels | None = None) -> _Locked:
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    structure = tournament.blind_structure_id
+    if levels is None or structure not in levels:
+        levels = structure_levels([structure])
+    return _Locked(tournament, levels[structure])
+
+
+def _advance(locked: _Locked, now: datetime) -> str:
+    tournament = locked.tournament
+    if tournament.status in FINAL:
+        return tournament.status
+    before = _clock_state(tournament)
+    if not _apply_due(locked, now):
+        return Status.CANCELLED
+    _store(locked, now, before)
+    return tournament.status
 
 
 def tables_playing(tournament: Tournament) -> bool:
@@ -190,11 +198,12 @@ def tables_playing(tournament: Tournament) -> bool:
     return tournament.simulated and Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
 
 
-def _apply_due(tournament: Tournament, now: datetime) -> bool:
+def _apply_due(locked: _Locked, now: datetime) -> bool:
     """Apply the transitions due by `now`, in order; False if the tournament was
     cancelled for want of entrants."""
+    tournament = locked.tournament
     since = tournament.clock_at
-    for transition in _transitions(tournament, now):
+    for transition in _transitions(locked, now):
         if since is not None and transition.at <= since:
             continue
         if transition.at > now:
@@ -225,12 +234,13 @@ def _apply_due(tournament: Tournament, now: datetime) -> bool:
     return True
 
 
-def _transitions(tournament: Tournament, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
+def _transitions(locked: _Locked, now: datetime, schedule: Schedule | None = None) -> list[Transition]:
+    tournament = locked.tournament
     return transitions(
         start=tournament.scheduled_start,
         registration_opens_at=tournament.registration_opens_at,
         late_registration_closes_at=_late_registration_closes_at(tournament),
-        schedule=schedule or tournament_schedule(tournament, now),
+        schedule=schedule or locked.schedule(now),
     )
 
 
@@ -248,25 +258,18 @@ def _start(tournament: Tournament) -> None:
         # Every seat was filled at the start: late registration closes at once (rule 9).
         tournament.late_registration_closed_at = tournament.scheduled_start
         _audit_transition(tournament, Transition(tournament.scheduled_start, Change.LATE_REGISTRATION_CLOSED))
-    with connection.cursor() as cursor:
-        cursor.execute(_RESERVED_TICKETS, [tournament.pk, EntryStatus.ACTIVE, TicketStatus.RESERVED])
-        tickets = [ticket_id for (ticket_id,) in cursor.fetchall()]
-    for ticket_id in tickets:
+    # The tickets the active entries were paid with, reserved until the start.
+    reserved = Purchase.objects.filter(
+        entry__tournament=tournament, entry__status=EntryStatus.ACTIVE, ticket__status=TicketStatus.RESERVED
+    )
+    for ticket_id in reserved.values_list("ticket_id", flat=True):
         ticket_consume(ticket_id=ticket_id)
-    floor_draw(tournament)
+    floor_draw(tournament=tournament)
     audit_log(
         action="tournaments.tournament.started",
         subject=tournament,
         data={"entries": tournament.entries_count, "at": tournament.scheduled_start.isoformat()},
     )
-
-
-# The tickets the active entries were paid with, reserved until the start.
-_RESERVED_TICKETS = (
-    f"SELECT p.ticket_id FROM {Purchase._meta.db_table} p"  # noqa: S608 (names from the models)
-    f" JOIN {Entry._meta.db_table} e ON e.id = p.entry_id JOIN {Ticket._meta.db_table} t ON t.id = p.ticket_id"
-    " WHERE e.tournament_id = %s AND e.status = %s AND t.status = %s"
-)
 
 
 def _cancel_short_of_entrants(tournament: Tournament, at: datetime) -> None:
@@ -292,17 +295,18 @@ def _audit_transition(tournament: Tournament, transition: Transition) -> None:
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
 
 
-def _store(tournament: Tournament, now: datetime, before: dict, changed_at: datetime | None = None) -> None:
+def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datetime | None = None) -> None:
     """Refresh the reading, queue the next task, and write what changed; a status
     change is audited at `changed_at`, by default the last transition's instant."""
-    _read(tournament, now, changed_at=changed_at)
+    tournament = locked.tournament
+    _read(locked, now, changed_at=changed_at)
     _queue_tick(tournament, now)
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
-        row_update(tournament, [*changed, "updated_at"])
+        tournament.save(update_fields=[*changed, "updated_at"])
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
-        floor_release(tournament)  # the tables a break or a pause held deal again
+        floor_release(tournament=tournament)  # the tables a break or a pause held deal again
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
@@ -310,10 +314,10 @@ def _store(tournament: Tournament, now: datetime, before: dict, changed_at: date
         record(TournamentChanged(tournament.pk, clock_only=clock_only))
 
 
-def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = None) -> None:
+def _read(locked: _Locked, now: datetime, changed_at: datetime | None = None) -> None:
     """What the clock says at `now`: the status, the level and the instants the
     countdowns need, the payouts locked once due (rule 7), the next transition."""
-    schedule = tournament_schedule(tournament, now)
+    tournament, schedule = locked.tournament, locked.schedule(now)
     late_closes = _late_registration_closes_at(tournament)
     due = status_at(
         now=now,
@@ -344,14 +348,12 @@ def _read(tournament: Tournament, now: datetime, changed_at: datetime | None = N
         tournament.break_ends_at = reading.on_break.ends_at if reading.on_break and not pending else None
     _lock_payouts(tournament, now, schedule, late_closes)
     upcoming = (
-        t.at
-        for t in _transitions(tournament, now, schedule)
-        if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
+        t.at for t in _transitions(locked, now, schedule) if t.at > now and not (stopped and t.change in CLOCK_CHANGES)
     )
     tournament.next_transition_at = next(upcoming, None)
 
 
-def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: datetime) -> None:
+def _lock_payouts(tournament: Tournament, now: datetime, schedule: Schedule, late_closes: datetime) -> None:
     """Registration and the rebuy period are over: the payouts stop being provisional."""
     if tournament.payouts_locked_at is not None or tournament.started_at is None:
         return
@@ -363,7 +365,7 @@ def _lock_payouts(tournament: Tournament, now: datetime, schedule, late_closes: 
     if locks_at <= now:
         tournament.payouts_locked_at = locks_at
         audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": locks_at.isoformat()})
-        floor_pay_prizes(tournament, now=now)  # places finished before the lock
+        floor_pay_prizes(tournament=tournament, now=now)  # places finished before the lock
 
 
 def _queue_tick(tournament: Tournament, now: datetime) -> None:
@@ -377,12 +379,12 @@ def _queue_tick(tournament: Tournament, now: datetime) -> None:
     transaction.on_commit(lambda: tick_queue(due), robust=True)
 
 
-def _stopped(state: dict) -> bool:
+def _stopped(state: ClockState) -> bool:
     """Whether the clock stood still (a break, a pause, a break's wait) in `state`."""
     return (
         state["status"] == Status.ON_BREAK or state["paused_at"] is not None or state["break_pending_since"] is not None
     )
 
 
-def _clock_state(tournament: Tournament) -> dict:
+def _clock_state(tournament: Tournament) -> ClockState:
     return {field: getattr(tournament, field) for field in CLOCK_FIELDS}

@@ -9,17 +9,17 @@ simulator (`manage.py simulate_floor`, and the demo's tournaments) and tests.
 """
 
 import secrets
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from random import Random
+from typing import Any
 
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import transaction
+from django.db.models import Case, F, Value, When
 
 from audit.services import audit_log
-from config.sql import row_update, rows_insert, rows_update
-from deals.models import Deal
 from live.outbox import record
 from tournaments.events import TablesChanged, TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
@@ -43,47 +43,27 @@ class HandReport:
     finished: bool
 
 
-def floor_draw(tournament: Tournament, *, rng: Random | None = None) -> None:
+def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
     """The seat draw at the start (rule 4), in the clock's transaction: every active
     entry at a random seat of as few and as even tables as hold them; each table's
     first button on its first occupied seat from seat 1 (rule 5), its first hand
     dealt. A cryptographically secure draw unless a test gives its own `rng`."""
-    with connection.cursor() as cursor:
-        cursor.execute(_ACTIVE_STACKS, [tournament.pk, EntryStatus.ACTIVE])
-        stacks = dict(cursor.fetchall())
+    active = Entry.objects.filter(tournament=tournament, status=EntryStatus.ACTIVE).order_by("pk")
+    stacks = dict(active.values_list("pk", "chips"))
     floor = Floor.drawn(stacks, **_options(tournament, rng or secrets.SystemRandom()))
     started = floor.start()
     # Each table written as it starts: its first button, blinds and hand.
-    tables = {
-        number: Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
-    }
-    for pk, number in rows_insert(list(tables.values()), TABLE_INSERT_FIELDS, returning="number"):
-        tables[number].pk = pk
-        tables[number]._state.adding = False
-    rows_update(
-        [Entry(pk=pk, table=tables[seat.table], seat=seat.seat) for pk, seat in floor.where.items()], ["table", "seat"]
+    created = Table.objects.bulk_create(
+        Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
     )
+    tables = {table.number: table for table in created}
+    _entries_seat(floor.where, tables)
     _Stored(tournament, floor, tables=tables).save(started, seated=tables)
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
         data={"tables": len(floor.tables), "players": len(stacks)},
     )
-
-
-_ACTIVE_STACKS = f"SELECT id, chips FROM {Entry._meta.db_table} WHERE tournament_id = %s AND status = %s ORDER BY id"  # noqa: S608 (names from the model)
-TABLE_INSERT_FIELDS = (
-    "tournament",
-    "number",
-    "button",
-    "small_blind",
-    "big_blind",
-    "hands",
-    "playing",
-    "synchronised",
-    "held",
-    "broken_at",
-)
 
 
 def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = None) -> Seat | None:
@@ -129,13 +109,13 @@ def floor_hand_finished(
         dealt = stored.floor.tables.get(table)
         if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
             raise refuse("stale_hand")
+        after = {int(pk): chips for pk, chips in stacks.items()}
+        before = {pk: stored.floor.stacks.get(pk) for pk in after}
         try:
-            outcome = stored.floor.hand_finished(table, {int(pk): chips for pk, chips in stacks.items()})
+            outcome = stored.floor.hand_finished(table, after)
         except FloorError as error:
             raise refuse("bad_result", reason=error) from error
-        Entry.objects.bulk_update(
-            [Entry(pk=pk, chips=chips) for pk, chips in stacks.items()], ["chips"], batch_size=100
-        )
+        _entries_update({pk: {"chips": chips} for pk, chips in after.items() if chips != before[pk]})
         stored.save(outcome, now=now)
         busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
         _after_eliminations(tournament, outcome, now)
@@ -154,14 +134,12 @@ def floor_hand_finished(
         )
 
 
-def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
+def floor_release(*, tournament: Tournament, rng: Random | None = None) -> None:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
     still waits for tables in a hand."""
-    with connection.cursor() as cursor:
-        cursor.execute(_HELD, [tournament.pk])
-        if cursor.fetchone() is None:
-            return
+    if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
+        return
     stored = _Stored.load(tournament, rng=rng)
     if stored.floor.stopped:
         return
@@ -171,10 +149,7 @@ def floor_release(tournament: Tournament, *, rng: Random | None = None) -> None:
     stored.save(outcome)
 
 
-_HELD = f"SELECT 1 FROM {Table._meta.db_table} WHERE tournament_id = %s AND broken_at IS NULL AND held LIMIT 1"  # noqa: S608 (names from the model)
-
-
-def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = False) -> None:
+def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = False) -> None:
     """Pay every finisher whose prize is not paid yet, once the payouts are locked
     (rule 7): places out before then are paid as the lock comes. Satellites pay
     seats at the end instead (tournaments.services.satellites). A player in a deal (rule 23)
@@ -182,21 +157,19 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
     is out, or all when the tournament is `over`, as the event says."""
     if tournament.payouts_locked_at is None or tournament.prize_structure == PrizeStructure.SATELLITE:
         return
-    deal = Deal.objects.filter(tournament=tournament).first()
     unpaid = [
         entry
         for entry in tournament.entries.filter(finish_best__isnull=False, prize__isnull=True).select_related("player")
-        if deal is None or deal.amount_for(entry.pk) is None or over or tournament.deal_paid_at_bust
+        if entry.deal_amount is None or over or tournament.deal_paid_at_bust
     ]
     if not unpaid:
         return
     payouts = tournament_payouts(tournament, now=now).places
     won = prizes([Finish(entry.pk, entry.finish_best, entry.finish_worst) for entry in unpaid], payouts)
-    if deal is not None:
-        for entry in unpaid:
-            agreed = deal.amount_for(entry.pk)
-            if agreed is not None:
-                won[entry.pk] = agreed + (deal.play_for if entry.finish_best == 1 else 0)
+    play_for = tournament.deal_play_for or 0
+    for entry in unpaid:
+        if entry.deal_amount is not None:
+            won[entry.pk] = entry.deal_amount + (play_for if entry.finish_best == 1 else 0)
     pool = prize_pool_fund(tournament, pool=sum(payouts))
     for entry in unpaid:
         amount = won.get(entry.pk, 0)
@@ -211,7 +184,7 @@ def floor_pay_prizes(tournament: Tournament, *, now: datetime, over: bool = Fals
                 + (f"-{entry.finish_worst}" if entry.finish_worst > entry.finish_best else ""),
             )
         entry.prize = amount
-    Entry.objects.bulk_update(unpaid, ["prize"])
+    _entries_update({entry.pk: {"prize": entry.prize} for entry in unpaid})
 
 
 def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
@@ -230,7 +203,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime)
 
             tournament_advance(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
-    floor_pay_prizes(tournament, now=now, over=outcome.finished)
+    floor_pay_prizes(tournament=tournament, now=now, over=outcome.finished)
 
 
 def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
@@ -264,7 +237,7 @@ def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
     tournament.save(update_fields=["status", "finished_at", "next_transition_at", "tick_at", "updated_at"])
 
 
-def _options(tournament: Tournament, rng: Random) -> dict:
+def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
     payouts = tournament_payouts(tournament, now=tournament.started_at or tournament.scheduled_start).places
     return {
         "table_size": tournament.table_size,
@@ -276,7 +249,7 @@ def _options(tournament: Tournament, rng: Random) -> dict:
     }
 
 
-def _table_fields(floor: Floor, number: int) -> dict:
+def _table_fields(floor: Floor, number: int) -> dict[str, object]:
     """What a Table row stores of the floor's table `number`."""
     state = floor.tables[number]
     return {
@@ -290,10 +263,31 @@ def _table_fields(floor: Floor, number: int) -> dict:
     }
 
 
+def _entries_update(values: Mapping[int, Mapping[str, object]]) -> None:
+    """Write each entry's own values (by id): one plain UPDATE for each set of values
+    entries share (a seat number, a table, a place shared by a tie), rather than
+    bulk_update's CASE on every row, whose building grows with the rows."""
+    groups: dict[tuple[tuple[str, object], ...], list[int]] = defaultdict(list)
+    for pk, fields in values.items():
+        groups[tuple(fields.items())].append(pk)
+    for fields, pks in groups.items():
+        Entry.objects.filter(pk__in=pks).update(**dict(fields))
+
+
+def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
+    """Seat entries (none of them in a seat now): one UPDATE a table."""
+    by_table: dict[int, dict[int, int]] = defaultdict(dict)
+    for pk, seat in seats.items():
+        by_table[seat.table][pk] = seat.seat
+    for number, seated in by_table.items():
+        seat = Case(*(When(pk=pk, then=Value(seat_number)) for pk, seat_number in seated.items()))
+        Entry.objects.filter(pk__in=seated).update(table=tables[number], seat=seat)
+
+
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
-    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None):
+    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None) -> None:
         self.tournament = tournament
         self.floor = floor
         self.tables: dict[int, Table] = tables or {
@@ -353,10 +347,7 @@ class _Stored:
         shown.update(table for move in moved.values() for table in (move.source.table, move.target.table))
         if moved:
             Entry.objects.filter(pk__in=moved).update(seat=None)
-            rows = [
-                Entry(pk=pk, table=self.tables[move.target.table], seat=move.target.seat) for pk, move in moved.items()
-            ]
-            rows_update(rows, ["table", "seat"])
+            _entries_seat({pk: move.target for pk, move in moved.items()}, self.tables)
             changed_tables = [pk for pk, move in moved.items() if move.source.table != move.target.table]
             Entry.objects.filter(pk__in=changed_tables).update(times_moved=F("times_moved") + 1)
             audit_log(
@@ -375,20 +366,28 @@ class _Stored:
             table.playing = table.held = False
             table.save(update_fields=["broken_at", "playing", "held"])
             audit_log(action="tournaments.floor.table_broken", subject=tournament, data={"table": number})
-        changed = []
         for number in floor.tables:
             table = self.tables[number]
-            fields = _table_fields(floor, number)
-            if any(getattr(table, name) != value for name, value in fields.items()):
-                for name, value in fields.items():
+            changed = [name for name, value in _table_fields(floor, number).items() if getattr(table, name) != value]
+            if changed:
+                for name, value in _table_fields(floor, number).items():
                     setattr(table, name, value)
-                changed.append(table)
-        if changed:
-            rows_update(changed, ["button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held"])
-            shown.update(table.number for table in changed)
+                table.save(update_fields=changed)
+                shown.add(number)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))
-        state = {"places_taken": floor.places_taken, "breaking": floor.breaking}
+        self._save_state()
+
+    def _save_state(self) -> None:
+        """The tournament's floor fields, when they changed."""
+        tournament, floor = self.tournament, self.floor
+        # Only what differs from a fresh floor (load reads a missing key as its
+        # default), so the draw itself writes nothing here.
+        state: dict[str, object] = {}
+        if floor.places_taken:
+            state["places_taken"] = floor.places_taken
+        if floor.breaking is not None:
+            state["breaking"] = floor.breaking
         if floor.round_busts:
             state["round_busts"] = {str(pk): chips for pk, chips in floor.round_busts.items()}
         hand_for_hand = floor.hand_for_hand and not floor.over
@@ -400,24 +399,21 @@ class _Stored:
             )
         if state != tournament.floor_state or hand_for_hand != tournament.hand_for_hand:
             tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
-            row_update(tournament, ["floor_state", "hand_for_hand", "updated_at"])
+            tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
 
     def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
-        rows = []
+        finished = {}
         for finish in outcome.finishes:
             out = not (outcome.finished and finish.best == 1)
-            rows.append(
-                Entry(
-                    pk=finish.player,
-                    finish_best=finish.best,
-                    finish_worst=finish.worst,
-                    status=EntryStatus.ELIMINATED if out else EntryStatus.ACTIVE,
-                    ended_at=now,
-                    table=None,
-                    seat=None,
-                )
-            )
-        rows_update(rows, ["finish_best", "finish_worst", "status", "ended_at", "table", "seat"])
+            finished[finish.player] = {
+                "finish_best": finish.best,
+                "finish_worst": finish.worst,
+                "status": EntryStatus.ELIMINATED if out else EntryStatus.ACTIVE,
+                "ended_at": now,
+                "table": None,
+                "seat": None,
+            }
+        _entries_update(finished)
         audit_log(
             action="tournaments.floor.eliminated",
             subject=self.tournament,

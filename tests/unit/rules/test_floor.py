@@ -3,12 +3,14 @@ breaks, hand-for-hand, the final table and the end (rules 4, 5, 11-16)."""
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.rules.floor import Floor, FloorError, TableState
+from tournaments.rules.floor import Deal, Floor, FloorError, TableState
+from tournaments.rules.seating import BlindPosition, Blinds, Seat, SeatedTable, next_blinds
 from tournaments.rules.simulation import hand_result
 from tournaments.rules.standings import Finish, prizes
 
@@ -68,6 +70,15 @@ def test_a_six_six_two_field_balances_to_five_five_four_one_player_per_finished_
     assert floor.hand_finished(3, unchanged(floor, 3)).moves == []  # the smallest table gives nobody
 
 
+def test_only_a_table_among_the_largest_gives_a_player():
+    floor = floor_of(
+        {1: seats(1, 2, 3, 4, 5, name="a"), 2: seats(1, 2, 3, 4, 5, 6, name="b"), 3: seats(1, 2, 3, 4, name="c")}
+    )
+    assert floor.hand_finished(1, unchanged(floor, 1)).moves == []  # five players: not the largest
+    (move,) = floor.hand_finished(2, unchanged(floor, 2)).moves
+    assert (move.source.table, move.target.table) == (2, 3)
+
+
 def test_a_player_moved_before_is_spared_when_another_can_go():
     floor = floor_of({1: seats(1, 2, 3, 4, 5, 6, name="a"), 2: seats(1, 2, 3, 4, name="b")})
     floor.times_moved["a4"] = 1
@@ -89,6 +100,51 @@ def test_a_table_in_the_middle_of_a_hand_gives_nobody():
     outcome = floor.hand_finished(3, unchanged(floor, 3))
     assert outcome.moves == []  # tables 1 and 2 are still playing
     assert counts(floor) == [2, 6, 6]
+
+
+def hands_before_first_blind(floor: Floor, number: int, player: str, deal: Deal) -> int:
+    """Plays table `number` from its hand `deal` on, nobody's stack changing, until
+    `player` posts a blind; how many hands he played before it."""
+    seat = floor.where[player].seat
+    hands = 0
+    while seat not in (deal.small_blind, deal.big_blind):
+        hands += 1
+        (deal,) = floor.hand_finished(number, unchanged(floor, number)).deals
+    return hands
+
+
+def test_a_player_due_the_big_blind_is_not_moved_onto_the_next_button():
+    # Table 1 (button on seat 1) deals next with the button on 2 and the big blind on
+    # a4; a4 would post both blinds within two hands, a5 within three, and so on round.
+    both_blinds_by = {"a4": 1, "a5": 2, "a6": 3, "a1": 4, "a2": 5, "a3": 5}
+    # Table 2 plays with the button on seat 1: its empty seats 2-4 come before its next
+    # button (seat 5), so whoever sits there has the button, and no blind for two hands.
+    floor = floor_of({1: seats(1, 2, 3, 4, 5, 6, name="a"), 2: seats(1, 5, 6, name="b")})
+
+    (move,) = floor.hand_finished(1, unchanged(floor, 1)).moves
+    assert move.target.table == 2
+    assert move.player == "a5"  # the next due after a4, for whom the button is as far as his own blinds
+    (deal,) = floor.hand_finished(2, unchanged(floor, 2)).deals
+    assert hands_before_first_blind(floor, 2, move.player, deal) <= both_blinds_by[move.player]
+
+
+def test_a_player_moved_to_a_table_between_hands_is_judged_with_its_button_as_it_will_move():
+    # Table 2 has finished a hand with the button on seat 4, whose player is out: its
+    # next button is seat 6, unless a player sits on seat 5, where it lands first.
+    layout = {1: seats(1, 2, 3, 4, 5, 6, name="a"), 2: seats(1, 2, 6, name="b")}
+    tables = {
+        1: TableState(seats=layout[1], button=1, small_blind=2, big_blind=3, hands=5, playing=True),
+        2: TableState(seats=layout[2], button=4, small_blind=6, big_blind=1, hands=5),
+    }
+    stacks = dict.fromkeys([*layout[1].values(), *layout[2].values()], 1000)
+    floor = Floor.restored(tables, stacks, times_moved={}, places_taken=0, table_size=6, rng=random.Random(7))
+
+    outcome = floor.hand_finished(1, unchanged(floor, 1))
+    (move,) = outcome.moves
+    assert move.player == "a4"  # due the big blind next at table 1: both blinds within two hands
+    assert move.target in (Seat(2, 3), Seat(2, 4))  # not seat 5, the button
+    deal = next(deal for deal in outcome.deals if deal.table == 2)
+    assert hands_before_first_blind(floor, 2, "a4", deal) == 1
 
 
 # Eliminations and places (rule 12)
@@ -261,7 +317,9 @@ def test_one_player_with_every_chip_wins():
 # Whole tournaments, at random
 
 
-def run_to_the_end(entrants: int, table_size: int, seed: int, **options):
+def run_to_the_end(entrants: int, table_size: int, seed: int, *, each=None, **options):
+    """A whole tournament of random hands at random tables; `each(before, outcome,
+    floor)` sees every outcome, `before` being the tables before that hand."""
     rng = random.Random(seed)
     floor = Floor.drawn(dict.fromkeys(range(entrants), 100), table_size=table_size, rng=random.Random(seed), **options)
     playing = {deal.table for deal in floor.start().deals}
@@ -269,7 +327,10 @@ def run_to_the_end(entrants: int, table_size: int, seed: int, **options):
     while not floor.over:
         number = rng.choice(sorted(playing))
         table = floor.tables[number]
+        before = {n: SeatedTable(n, dict(t.seats), last_hand(t)) for n, t in floor.tables.items()}
         outcome = floor.hand_finished(number, hand_result({p: floor.stacks[p] for p in table.seats.values()}, rng))
+        if each:
+            each(before, outcome, floor)
         outcomes.append(outcome)
         finishes += outcome.finishes
         playing.discard(number)
@@ -320,6 +381,47 @@ def test_every_tournament_ends_with_places_as_rule_twelve_says_and_minimal_moves
         assert len(movers) == len(set(movers)), "a player moved twice in one plan"
         if not outcome.broken and not outcome.final_table:
             assert len(outcome.moves) <= 1 or len({m.source.table for m in outcome.moves}) == len(outcome.moves)
+
+
+def last_hand(table: TableState) -> Blinds | None:
+    if table.hands == 0 or None in (table.button, table.small_blind, table.big_blind):
+        return None
+    return Blinds(table.button, table.small_blind, table.big_blind)
+
+
+def dealt_position(seats: Iterable[int], seat: int, first: Blinds, *, dead_button: bool) -> BlindPosition:
+    """Where `seat` is in the round of the blinds, dealing on from the hand `first`."""
+    occupied, hands, dealt = sorted(seats), 0, first
+    while dealt.big_blind != seat:
+        hands, dealt = hands + 1, next_blinds(occupied, dealt, dead_button=dead_button)
+    return BlindPosition(hands, len(occupied))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    entrants=st.integers(4, 120),
+    table_size=st.integers(3, 10),
+    seed=st.integers(0, 10**6),
+    dead_button=st.booleans(),
+)
+def test_nobody_moved_to_balance_skips_both_blinds(entrants, table_size, seed, dead_button):
+    def check(before: dict[int, SeatedTable], outcome, floor: Floor) -> None:
+        if outcome.broken or outcome.final_table or len(outcome.moves) != 1:
+            return  # a break and the final table seat at random; two moves would shift each other
+        (move,) = outcome.moves
+        source = before[move.source.table]
+        left = [seat for seat, player in source.seats.items() if player in floor.where]  # the busts gone
+        first = next_blinds(sorted(left), source.last, dead_button=dead_button)
+        was = dealt_position(left, move.source.seat, first, dead_button=dead_button)
+        target = floor.tables[move.target.table]
+        if any(deal.table == move.target.table for deal in outcome.deals):
+            first = last_hand(target)  # dealt with him seated
+        else:  # still playing the hand he is not in
+            first = next_blinds(sorted(target.seats), last_hand(target), dead_button=dead_button)
+        now = dealt_position(target.seats, move.target.seat, first, dead_button=dead_button)
+        assert not now.free_pass_from(was), (move, was, now)
+
+    run_to_the_end(entrants, table_size, seed, each=check, payouts=[100, 50, 25], dead_button=dead_button)
 
 
 def test_a_field_that_starts_on_the_bubble_deals_its_first_hands_hand_for_hand():

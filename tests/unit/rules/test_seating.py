@@ -3,18 +3,24 @@
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tournaments.rules.seating import (
+    BlindPosition,
+    Blinds,
     Move,
     Seat,
-    balance_from,
+    SeatedTable,
+    balancing_move,
+    blind_positions,
     blinds,
     break_table,
     draw_seats,
     late_seat,
+    next_blinds,
     next_button,
     table_to_break,
 )
@@ -90,52 +96,120 @@ def test_nobody_has_the_button_twice_in_a_row(seats, hands):
         assert button != previous
 
 
-# Balancing
+def test_the_next_hands_blinds_follow_the_last_hand_or_seat_one_on_a_new_table():
+    assert next_blinds([3, 5, 8], None) == Blinds(3, 5, 8)
+    assert next_blinds([3, 5, 8], Blinds(3, 5, 8)) == Blinds(5, 8, 3)
+    assert next_blinds([2, 7], Blinds(2, 2, 7)) == Blinds(7, 7, 2)  # heads-up
+    # Dead button: seat 5 is out; the big blind moves on, the button takes seat 5.
+    assert next_blinds([1, 3, 6, 8], Blinds(3, 5, 6), dead_button=True) == Blinds(5, 6, 8)
 
 
-def test_a_six_six_two_field_balances_to_five_five_four():
-    layout = {1: table(1, 2, 3, 4, 5, 6, name="a"), 2: table(1, 2, 3, 4, 5, 6, name="b"), 3: table(2, 5, name="c")}
-    buttons = {1: 1, 2: 4, 3: 2}
-    moved = Counter()
-
-    first = balance_from(1, layout, table_size=6, buttons=buttons, times_moved=moved.__getitem__)
-    # Table 1's next big blind is seat 3 (button 1, small blind 2).
-    assert first == Move("a3", Seat(1, 3), Seat(3, first.target.seat))
-    apply(layout, first)
-    moved[first.player] += 1
-    second = balance_from(2, layout, table_size=6, buttons=buttons, times_moved=moved.__getitem__)
-    assert second.player == "b6"  # button 4, small blind 5, big blind 6
-    assert second.target.table == 3
-    apply(layout, second)
-    assert sorted(len(seats) for seats in layout.values()) == [4, 5, 5]
-    assert balance_from(1, layout, table_size=6, buttons=buttons, times_moved=moved.__getitem__) is None
+# Balancing (rule 16)
 
 
-def test_the_player_keeps_their_place_relative_to_the_button_as_near_as_can_be():
-    layout = {1: table(1, 2, 3, 4, 5, 6), 2: table(1, 4, name="q")}
-    # Table 1: button 6, blinds 1 and 2: seat 2 (second after the button) is due the big blind.
-    move = balance_from(1, layout, table_size=6, buttons={1: 6, 2: 1}, times_moved=lambda player: 0)
-    assert move.source == Seat(1, 2)
-    # Table 2: button 1, then seat 4: seats 5 and 6 come second after the button (the
-    # big blind again, as the player left); of the two, the later.
+def test_a_players_place_in_the_blinds_counts_hands_until_his_big_blind():
+    # Last hand: button 1, blinds 2 and 3; the next: button 2, blinds 3 and 4.
+    seated = SeatedTable(1, table(1, 2, 3, 4, 5, 6), Blinds(1, 2, 3))
+    positions = blind_positions(seated)
+    assert [positions[seat].hands for seat in (4, 5, 6, 1, 2, 3)] == [0, 1, 2, 3, 4, 5]
+    due_small_blind = positions[3]
+    assert (due_small_blind.first_blind, due_small_blind.both_blinds) == (0, 5)
+    assert (positions[4].first_blind, positions[4].both_blinds) == (0, 1)
+
+
+def test_a_free_pass_is_no_blind_until_after_both_would_have_been_posted():
+    due_big_blind = BlindPosition(hands=0, players=6)  # big blind next hand, small blind the one after
+    assert not BlindPosition(hands=1, players=5).free_pass_from(due_big_blind)
+    assert BlindPosition(hands=2, players=5).free_pass_from(due_big_blind)
+    assert not BlindPosition(hands=4, players=5).free_pass_from(due_big_blind)  # the small blind at once
+
+
+def test_the_moved_player_takes_the_seat_with_the_same_hands_to_his_big_blind():
+    source = SeatedTable(1, table(1, 2, 3, 4, 5, 6), Blinds(6, 1, 2))  # next: button 1, big blind 3
+    target = SeatedTable(2, table(1, 3, 5, name="q"), Blinds(5, 1, 3))  # next: button 1, small blind 3
+    move = balancing_move(source, target, table_size=6)
+    assert move.source == Seat(1, 3)  # due the big blind next
+    # On seat 4 he is the big blind next again (on 2, the small blind; on 6, the button).
+    assert move.target == Seat(2, 4)
+
+
+def test_at_a_table_of_three_the_nearest_seat_may_be_the_button():
+    source = SeatedTable(1, table(1, 2, 3, 4, 5, 6), Blinds(6, 1, 2))
+    target = SeatedTable(2, table(1, 4, name="q"), Blinds(4, 4, 1))  # heads-up; next button 1
+    move = balancing_move(source, target, table_size=6)
+    assert move.source == Seat(1, 3)
+    # On seats 5 or 6 the button lands on him and he posts the big blind a hand later
+    # (on 2 or 3, the small blind at once and the big blind two hands later); the later seat.
     assert move.target == Seat(2, 6)
 
 
-def test_only_the_table_that_finished_its_hand_and_is_among_the_largest_gives_a_player():
-    layout = {1: table(1, 2, 3, 4, 5), 2: table(1, 2, 3, 4, 5, 6), 3: table(1, 2, 3, 4)}
-    common = {"table_size": 6, "buttons": {1: 1, 2: 1, 3: 1}, "times_moved": lambda player: 0}
-    assert balance_from(1, layout, **common) is None  # not the largest
-    assert balance_from(2, layout, **common).target.table == 3
+def test_the_equivalent_seat_is_judged_with_the_player_seated_where_the_button_then_goes():
+    source = SeatedTable(1, table(1, 2, 3, 4, 5, 6, name="a"), Blinds(1, 2, 3))  # a4 due the big blind
+    # Seat 4's player is out: the next button is seat 6, or seat 5 if someone sits there.
+    target = SeatedTable(2, table(1, 2, 6, name="b"), Blinds(4, 6, 1))
+    move = balancing_move(source, target, table_size=6)
+    assert move.player == "a4"
+    assert move.target == Seat(2, 4)  # big blind in the second hand; on seat 5, in the third
+
+
+def test_nobody_is_moved_through_both_blinds_when_another_player_can_go():
+    source = SeatedTable(1, table(1, 2, 3, 4, 5, 6, name="a"), Blinds(1, 2, 3))  # a4, then a5, due
+    # Every empty seat (2-4) comes before the next button, seat 5: the button lands there.
+    target = SeatedTable(2, table(1, 5, 6, name="b"), Blinds(1, 5, 6))
+    move = balancing_move(source, target, table_size=6)
+    assert move.player == "a5"  # for a4 that is two hands without a blind when both were due
+    assert move.target == Seat(2, 4)
 
 
 def test_a_player_already_moved_is_passed_over_and_one_sitting_out_is_chosen_first():
-    layout = {1: table(1, 2, 3, 4, 5, 6), 2: table(1, 2, 3, 4)}
-    due = "p3"  # button 1: the big blind is seat 3
-    common = {"table_size": 6, "buttons": {1: 1, 2: 1}}
-    assert balance_from(1, layout, times_moved=lambda p: 0, **common).player == due
-    assert balance_from(1, layout, times_moved=lambda p: 1 if p == due else 0, **common).player == "p4"
-    chosen = balance_from(1, layout, times_moved=lambda p: 0, sitting_out=lambda p: p == "p6", **common)
+    source = SeatedTable(1, table(1, 2, 3, 4, 5, 6), Blinds(6, 1, 2))  # next: button 1, big blind 3
+    target = SeatedTable(2, table(1, 2, 3, 4, name="q"), Blinds(3, 4, 1))  # seats 5 and 6: the small blind next
+    due = "p3"
+    assert balancing_move(source, target, table_size=6).player == due
+    assert balancing_move(source, target, table_size=6, times_moved=lambda p: int(p == due)).player == "p4"
+    chosen = balancing_move(source, target, table_size=6, sitting_out=lambda p: p == "p6")
     assert chosen.player == "p6"
+
+
+def hands_until_big_blind_dealt(seats: Iterable[int], last: Blinds | None, seat: int, dead_button: bool) -> int:
+    """Deals the table hand after hand, nobody leaving, until `seat` posts the big blind."""
+    occupied = sorted(seats)
+    hands, dealt = 0, next_blinds(occupied, last, dead_button=dead_button)
+    while dealt.big_blind != seat:
+        hands, dealt = hands + 1, next_blinds(occupied, dealt, dead_button=dead_button)
+    return hands
+
+
+@st.composite
+def seated_table(draw, number: int, players: st.SearchStrategy[int], table_size: int) -> SeatedTable:
+    count = draw(players)
+    seats = draw(st.lists(st.integers(1, table_size), min_size=count, max_size=count, unique=True))
+    last = None
+    if draw(st.booleans()):  # a table that has dealt: its last button's player may have left since
+        button = draw(st.integers(1, table_size))
+        last = Blinds(button, *blinds(sorted({*seats, button}), button))
+    return SeatedTable(number, {seat: f"t{number}s{seat}" for seat in seats}, last)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), table_size=st.integers(4, 10), dead_button=st.booleans())
+def test_nobody_moved_to_balance_skips_both_blinds_and_his_seat_is_as_near_as_any(data, table_size, dead_button):
+    target = data.draw(seated_table(2, st.integers(1, table_size - 2), table_size))
+    source = data.draw(seated_table(1, st.integers(len(target.seats) + 2, table_size), table_size))
+    move = balancing_move(source, target, table_size=table_size, dead_button=dead_button)
+
+    def position(table: SeatedTable, seat: int) -> BlindPosition:
+        hands = hands_until_big_blind_dealt(table.seats, table.last, seat, dead_button)
+        return BlindPosition(hands, len(table.seats))
+
+    before = position(source, move.source.seat)
+    seated = {**target.seats, move.target.seat: move.player}
+    after = position(SeatedTable(2, seated, target.last), move.target.seat)
+    assert not after.free_pass_from(before)
+    for seat in set(range(1, table_size + 1)) - set(target.seats):
+        other = position(SeatedTable(2, {**target.seats, seat: move.player}, target.last), seat)
+        if not other.free_pass_from(before):
+            assert abs(after.hands - before.hands) <= abs(other.hands - before.hands)
 
 
 # Breaking tables
