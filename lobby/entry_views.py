@@ -19,11 +19,12 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from tournaments.models import ENTERED, Entry, PaymentForm, Tournament
-from tournaments.rules.registration import addon_refusal, rebuy_refusal, unregistration_refusal
-from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Tournament
+from tournaments.rules.registration import unregistration_refusal
+from tournaments.selectors import tournament_window
 from tournaments.services.entries import (
     PaymentOption,
+    chips_refusal,
     entry_addon,
     entry_rebuy,
     entry_refusal,
@@ -65,28 +66,10 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
         refusal = entry_refusal(tournament, now=now)
         options = [] if refusal else payment_options(tournament=tournament, player=request.user, now=now)
         return {**context, "closed": refusal, "buttons": [_register_button(option) for option in options]}
-    schedule = tournament_schedule(tournament)
-    opens, closes = addon_window(tournament, schedule)
     can = {
         "unregister": unregistration_refusal(now=now, status=tournament.status, window=window) is None,
-        "rebuy": rebuy_refusal(
-            now=now,
-            status=tournament.status,
-            rebuy_chips=tournament.rebuy_chips,
-            limit=tournament.rebuy_limit,
-            rebuys=entry.rebuys,
-            period_ends_at=rebuy_period_ends_at(tournament, schedule),
-        )
-        is None,
-        "addon": addon_refusal(
-            now=now,
-            status=tournament.status,
-            addon_chips=tournament.addon_chips,
-            taken=entry.addon_taken,
-            opens_at=opens,
-            closes_at=closes,
-        )
-        is None,
+        "rebuy": chips_refusal(tournament, entry, kind=PurchaseKind.REBUY, now=now) is None,
+        "addon": chips_refusal(tournament, entry, kind=PurchaseKind.ADDON, now=now) is None,
     }
     return {
         **context,

@@ -78,11 +78,7 @@ def tournament_cancel(
     mode = CancelMode(mode)
     try:
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-            if tournament.status == Status.CANCELLED:
-                raise refuse("already_cancelled")
-            if tournament.status == Status.FINISHED:
-                raise refuse("finished")
+            tournament = _locked_not_over(tournament_id)
             if mode is CancelMode.ROLL_FORWARD and not has_started(tournament):
                 raise refuse("roll_forward_before_start")
             if mode is CancelMode.ROLLBACK:
@@ -259,11 +255,7 @@ def tournament_postpone(
     if not reason:
         raise refuse("reason_required")
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        if tournament.status == Status.CANCELLED:
-            raise refuse("already_cancelled")
-        if tournament.status == Status.FINISHED:
-            raise refuse("finished")
+        tournament = _locked_not_over(tournament_id)
         if has_started(tournament) or now >= tournament.scheduled_start:
             raise refuse("started")
         if new_start <= now:
@@ -305,4 +297,14 @@ def tournament_postpone(
                 "entries": tournament.entries_count,
             },
         )
+    return tournament
+
+
+def _locked_not_over(tournament_id: int) -> Tournament:
+    """The tournament under its row lock, refused once cancelled or finished."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status == Status.CANCELLED:
+        raise refuse("already_cancelled")
+    if tournament.status == Status.FINISHED:
+        raise refuse("finished")
     return tournament

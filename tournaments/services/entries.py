@@ -302,6 +302,30 @@ def entry_addon(*, tournament_id: int, player: "User", now: datetime, idempotenc
     ).purchases[0]
 
 
+def chips_refusal(tournament: Tournament, entry: Entry, *, kind: str, now: datetime) -> str | None:
+    """Why the entry may not buy the rebuy or the add-on (`kind`) now (its period, the
+    limit, the add-on taken), or None."""
+    schedule = tournament_schedule(tournament)
+    if kind == PurchaseKind.REBUY:
+        return rebuy_refusal(
+            now=now,
+            status=tournament.status,
+            rebuy_chips=tournament.rebuy_chips,
+            limit=tournament.rebuy_limit,
+            rebuys=entry.rebuys,
+            period_ends_at=rebuy_period_ends_at(tournament, schedule),
+        )
+    opens, closes = addon_window(tournament, schedule)
+    return addon_refusal(
+        now=now,
+        status=tournament.status,
+        addon_chips=tournament.addon_chips,
+        taken=entry.addon_taken,
+        opens_at=opens,
+        closes_at=closes,
+    )
+
+
 def entry_chips_buy(
     *, tournament_id: int, player: "User", now: datetime, kind: str, idempotency_key: str | None = None
 ) -> Receipt:
@@ -322,30 +346,12 @@ def entry_chips_buy(
             raise refuse("not_registered")
         if entry.status == EntryStatus.ELIMINATED:
             raise refuse("eliminated")
-        schedule = tournament_schedule(tournament)
+        if refusal := chips_refusal(tournament, entry, kind=kind, now=now):
+            raise refuse(refusal)
         if kind == PurchaseKind.REBUY:
-            refusal = rebuy_refusal(
-                now=now,
-                status=tournament.status,
-                rebuy_chips=tournament.rebuy_chips,
-                limit=tournament.rebuy_limit,
-                rebuys=entry.rebuys,
-                period_ends_at=rebuy_period_ends_at(tournament, schedule),
-            )
             price, chips = EntryPrice(tournament.rebuy_price, tournament.rebuy_fee, 0), tournament.rebuy_chips
         else:
-            opens, closes = addon_window(tournament, schedule)
-            refusal = addon_refusal(
-                now=now,
-                status=tournament.status,
-                addon_chips=tournament.addon_chips,
-                taken=entry.addon_taken,
-                opens_at=opens,
-                closes_at=closes,
-            )
             price, chips = EntryPrice(tournament.addon_price, tournament.addon_fee, 0), tournament.addon_chips
-        if refusal:
-            raise refuse(refusal)
         purchase = purchase_create(
             tournament=tournament,
             entry=entry,
