@@ -301,10 +301,14 @@ class Floor:
         remaining table at the time (ties at random), at random empty seats."""
         leaving = list(self.tables[number].seats.values())
         self.rng.shuffle(leaving)
+        excess = len(self.tables) - -(-self.players_left // self.table_size)
         self._close(number, outcome)
+        # When more tables must go (a synchronised hand's busts), the next to break get
+        # nobody from this one: a player is moved once in a plan, never twice.
+        closed = {number} | self._smallest_tables(excess - 1)
         for player in leaving:
-            smallest = self._smallest_count(excluding=number)
-            target = self._by_count[smallest].pick(self.rng, excluding=number)
+            smallest = self._smallest_count(excluding=closed)
+            target = self._by_count[smallest].pick(self.rng, excluding=closed)
             self._move(player, Seat(target, self.rng.choice(self._empty(target))), outcome)
         self._drop(number)
         self.breaking = None
@@ -433,11 +437,20 @@ class Floor:
         seats = self.tables[number].seats
         return [seat for seat in range(1, self.table_size + 1) if seat not in seats]
 
-    def _smallest_count(self, *, excluding: int | None = None) -> int:
+    def _smallest_count(self, *, excluding: Collection[int] = ()) -> int:
         for count, numbers in enumerate(self._by_count):
-            if len(numbers) > (excluding in numbers):
+            if len(numbers) > sum(number in numbers for number in excluding):
                 return count
         return self.table_size + 1
+
+    def _smallest_tables(self, count: int) -> set[int]:
+        """`count` tables with the fewest players (ties at random)."""
+        chosen: set[int] = set()
+        for numbers in self._by_count:
+            if len(chosen) >= count:
+                break
+            chosen.update(self.rng.sample(numbers.items, min(count - len(chosen), len(numbers))))
+        return chosen
 
     def _largest_count(self) -> int:
         for count in range(self.table_size, -1, -1):
@@ -470,10 +483,10 @@ class _Tables:
             self.items[position] = last
             self.index[last] = position
 
-    def pick(self, rng: random.Random, *, excluding: int | None = None) -> int:
+    def pick(self, rng: random.Random, *, excluding: Collection[int] = ()) -> int:
         while True:
             number = self.items[rng.randrange(len(self.items))]
-            if number != excluding:
+            if number not in excluding:
                 return number
 
     def __contains__(self, number: object) -> bool:

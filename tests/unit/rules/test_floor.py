@@ -242,6 +242,31 @@ def test_hand_for_hand_at_the_bubble_holds_tables_and_places_busts_across_tables
     assert not floor.hand_for_hand  # three left, all in the money
 
 
+def test_tables_broken_together_after_a_synchronised_hand_move_each_player_once():
+    floor = floor_of(
+        {
+            1: seats(1, 2, 3, 4, 5, name="a"),
+            2: seats(1, 2, 3, 4, 5, name="b"),
+            3: seats(1, 2, 3, 4, 5, name="c"),
+            4: seats(1, 2, 3, 4, 5, 6, name="d"),
+            5: seats(1, 2, 3, 4, 5, 6, name="e"),
+        },
+        payouts=[100],
+    )
+    floor.hand_for_hand_at.add(27)
+    for number in range(1, 6):
+        floor.hand_finished(number, unchanged(floor, number))
+    # Three busts at each five-handed table: 18 left fit at three tables, so two break.
+    for number, name in enumerate("abc", start=1):
+        after = {f"{name}{seat}": 0 for seat in range(1, 4)} | {f"{name}4": 2500, f"{name}5": 2500}
+        floor.hand_finished(number, after)
+    outcome = floor.hand_finished(4, unchanged(floor, 4))
+    outcome.moves += floor.hand_finished(5, unchanged(floor, 5)).moves
+    movers = [move.player for move in outcome.moves]
+    assert len(movers) == len(set(movers)) == 4
+    assert sorted(len(table.seats) for table in floor.tables.values()) == [6, 6, 6]
+
+
 def test_busts_in_one_synchronised_hand_at_two_tables_are_ranked_together_by_starting_stack():
     stacks = {"a1": 400, "a2": 1000, "a3": 1600, "b1": 700, "b2": 900, "b3": 1400}
     floor = floor_of(
