@@ -6,8 +6,11 @@ PostgreSQL a trigger refuses UPDATE and DELETE for whatever else reaches the tab
 (audit/migrations/_append_only.py).
 """
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
+from django.db.models.base import ModelBase
 
 
 class AppendOnlyError(Exception):
@@ -21,7 +24,7 @@ def _refused(model: type[models.Model], what: str) -> AppendOnlyError:
 class AppendOnlyQuerySet(models.QuerySet):
     """Reads, creates and bulk creates as usual; updates and deletes are refused."""
 
-    def update(self, **kwargs) -> int:
+    def update(self, **kwargs: object) -> int:
         raise _refused(self.model, "an update")
 
     def delete(self) -> tuple[int, dict[str, int]]:
@@ -37,13 +40,20 @@ class AppendOnlyModel(models.Model):
     class Meta:
         abstract = True
 
-    def save(self, *, force_insert=False, force_update=False, update_fields=None, **kwargs) -> None:
+    def save(
+        self,
+        *,
+        force_insert: bool | tuple[ModelBase, ...] = False,
+        force_update: bool = False,
+        using: str | None = None,
+        update_fields: Iterable[str] | None = None,
+    ) -> None:
         # A primary key means the row may exist already: save() would update it.
         if force_update or update_fields is not None or (self.pk is not None and not force_insert):
             raise _refused(type(self), "saving an existing row")
-        super().save(force_insert=True, **kwargs)
+        super().save(force_insert=True, using=using)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, using: str | None = None, keep_parents: bool = False) -> tuple[int, dict[str, int]]:
         raise _refused(type(self), "a delete")
 
 

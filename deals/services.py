@@ -11,6 +11,7 @@ a negotiation and the hands at the table never cross.
 """
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from audit.services import audit_log
 from django.db import transaction
@@ -37,8 +38,11 @@ from deals.models import (
     ProposalStatus,
 )
 
+if TYPE_CHECKING:
+    from accounts.models import User
 
-def chop_request(*, tournament_id: int, player, now: datetime) -> Negotiation:
+
+def chop_request(*, tournament_id: int, player: "User", now: datetime) -> Negotiation:
     """A player at the final table asks for a deal (rule 23.2): an urgent ticket in
     the staff queue, and every player left asked whether they want to negotiate."""
     with transaction.atomic():
@@ -74,7 +78,7 @@ def chop_request(*, tournament_id: int, player, now: datetime) -> Negotiation:
         return negotiation
 
 
-def chop_claim(*, negotiation_id: int, staff, now: datetime) -> Negotiation:
+def chop_claim(*, negotiation_id: int, staff: "User", now: datetime) -> Negotiation:
     """A staff member takes the ticket and mediates."""
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id)
@@ -88,7 +92,7 @@ def chop_claim(*, negotiation_id: int, staff, now: datetime) -> Negotiation:
         return negotiation
 
 
-def chop_consent(*, negotiation_id: int, player, wants: bool, now: datetime) -> Negotiation:
+def chop_consent(*, negotiation_id: int, player: "User", wants: bool, now: datetime) -> Negotiation:
     """A player says whether they want to negotiate (rule 23.3). One no ends it."""
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id)
@@ -102,7 +106,7 @@ def chop_consent(*, negotiation_id: int, player, wants: bool, now: datetime) -> 
         return negotiation
 
 
-def chop_stop_clock(*, negotiation_id: int, staff, now: datetime) -> Negotiation:
+def chop_stop_clock(*, negotiation_id: int, staff: "User", now: datetime) -> Negotiation:
     """Every player wants to negotiate: the clock stops (rules 17, 23.3); tables
     finish their hands and deal no new one; pages say a deal is in progress."""
     with transaction.atomic():
@@ -116,7 +120,7 @@ def chop_stop_clock(*, negotiation_id: int, staff, now: datetime) -> Negotiation
     raise refuse("players_changed")
 
 
-def _stop_clock(negotiation: Negotiation, staff, now: datetime) -> Negotiation:
+def _stop_clock(negotiation: Negotiation, staff: "User", now: datetime) -> Negotiation:
     tournament = negotiation.tournament
     if tournament.paused_at is None:
         try:
@@ -137,7 +141,7 @@ def _stop_clock(negotiation: Negotiation, staff, now: datetime) -> Negotiation:
 def proposal_create(
     *,
     negotiation_id: int,
-    author,
+    author: "User",
     kind: str,
     now: datetime,
     play_for: int | None = None,
@@ -164,7 +168,16 @@ def proposal_create(
     return proposal
 
 
-def _propose(negotiation, author, kind, participants, *, play_for, amounts, now) -> Proposal:
+def _propose(
+    negotiation: Negotiation,
+    author: "User",
+    kind: str,
+    participants: list[Participant],
+    *,
+    play_for: int | None,
+    amounts: dict[int, int] | None,
+    now: datetime,
+) -> Proposal:
     play_for = negotiation.tournament.deal_leave_for_winner if play_for is None else play_for
     stacks = [p.entry.chips for p in participants]
     prizes = negotiation.prizes
@@ -203,7 +216,7 @@ def _propose(negotiation, author, kind, participants, *, play_for, amounts, now)
     return proposal
 
 
-def proposal_withdraw(*, proposal_id: int, staff, reason: str, now: datetime) -> Proposal:
+def proposal_withdraw(*, proposal_id: int, staff: "User", reason: str, now: datetime) -> Proposal:
     """Staff withdraw a proposal, for instance one too lopsided to accept (rules 1, 20)."""
     reason = (reason or "").strip()
     if not reason:
@@ -221,7 +234,7 @@ def proposal_withdraw(*, proposal_id: int, staff, reason: str, now: datetime) ->
         return proposal
 
 
-def proposal_answer(*, proposal_id: int, player, accept: bool, now: datetime) -> Proposal:
+def proposal_answer(*, proposal_id: int, player: "User", accept: bool, now: datetime) -> Proposal:
     """A player accepts or rejects a proposal on their own screen (rule 23.6). A
     rejection closes it; when every player has accepted, the deal is made."""
     with transaction.atomic():
@@ -232,16 +245,23 @@ def proposal_answer(*, proposal_id: int, player, accept: bool, now: datetime) ->
             raise refuse("not_open")
         participant = _participant(negotiation, player)
         participants = _current(negotiation, now)
-        if participants is None:
-            proposal = None
-        else:
+        if participants is not None:
             _answer(negotiation, proposal, participant, participants, player=player, accept=accept, now=now)
-    if proposal is None:
+    if participants is None:  # refused once what _current closed is kept
         raise refuse("players_changed")
     return proposal
 
 
-def _answer(negotiation, proposal, participant, participants, *, player, accept: bool, now: datetime) -> None:
+def _answer(
+    negotiation: Negotiation,
+    proposal: Proposal,
+    participant: Participant,
+    participants: list[Participant],
+    *,
+    player: "User",
+    accept: bool,
+    now: datetime,
+) -> None:
     Answer.objects.update_or_create(
         proposal=proposal, entry=participant.entry, defaults={"accepted": accept, "answered_at": now}
     )
@@ -257,7 +277,7 @@ def _answer(negotiation, proposal, participant, participants, *, player, accept:
     _changed(negotiation)
 
 
-def negotiation_end(*, negotiation_id: int, staff, reason: str, now: datetime) -> Negotiation:
+def negotiation_end(*, negotiation_id: int, staff: "User", reason: str, now: datetime) -> Negotiation:
     """Staff end the negotiation without a deal; the clock goes again."""
     reason = (reason or "").strip()
     if not reason:
@@ -302,7 +322,7 @@ def _agree(negotiation: Negotiation, proposal: Proposal, now: datetime) -> None:
     _close(negotiation, NegotiationStatus.AGREED, now=now, reason="", actor=ticket.claimed_by)
 
 
-def _end(negotiation: Negotiation, *, now: datetime, reason: str, actor) -> None:
+def _end(negotiation: Negotiation, *, now: datetime, reason: str, actor: "User | None") -> None:
     negotiation.proposals.filter(status=ProposalStatus.OPEN).update(
         status=ProposalStatus.WITHDRAWN, closed_at=now, close_reason="The negotiation ended."
     )
@@ -310,7 +330,7 @@ def _end(negotiation: Negotiation, *, now: datetime, reason: str, actor) -> None
     _close(negotiation, NegotiationStatus.ENDED, now=now, reason=reason, actor=actor)
 
 
-def _close(negotiation: Negotiation, status: str, *, now: datetime, reason: str, actor) -> None:
+def _close(negotiation: Negotiation, status: str, *, now: datetime, reason: str, actor: "User | None") -> None:
     """The negotiation is over: its ticket closes and a clock it stopped goes again."""
     negotiation.status, negotiation.ended_at, negotiation.end_reason = status, now, reason
     negotiation.save(update_fields=["status", "ended_at", "end_reason"])
@@ -353,21 +373,21 @@ def _check_can_deal(tournament: Tournament) -> None:
         raise refuse("payouts_provisional")
 
 
-def _active_entry(tournament: Tournament, player) -> Entry:
+def _active_entry(tournament: Tournament, player: "User") -> Entry:
     entry = tournament.entries.filter(player=player, status=EntryStatus.ACTIVE, finish_best=None).first()
     if entry is None:
         raise refuse("not_at_table")
     return entry
 
 
-def _participant(negotiation: Negotiation, player) -> Participant:
+def _participant(negotiation: Negotiation, player: "User") -> Participant:
     participant = negotiation.participants.select_related("entry").filter(entry__player=player).first()
     if participant is None or participant.entry.status != EntryStatus.ACTIVE or participant.entry.finish_best:
         raise refuse("not_at_table")
     return participant
 
 
-def _check_mediator(negotiation: Negotiation, staff) -> None:
+def _check_mediator(negotiation: Negotiation, staff: "User") -> None:
     claimed_by = negotiation.ticket.claimed_by_id
     if claimed_by is None:
         raise refuse("not_claimed")
@@ -375,7 +395,7 @@ def _check_mediator(negotiation: Negotiation, staff) -> None:
         raise refuse("claimed_by_other")
 
 
-def _negotiation(negotiation_id: int, *, staff=None) -> Negotiation:
+def _negotiation(negotiation_id: int, *, staff: "User | None" = None) -> Negotiation:
     """The negotiation, open, under its tournament's row lock; with `staff`, only
     for the staff member who claimed its ticket."""
     tournament_id = Negotiation.objects.values_list("tournament_id", flat=True).get(pk=negotiation_id)

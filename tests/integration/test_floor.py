@@ -191,6 +191,28 @@ def test_a_simulated_events_break_waits_for_its_last_table_then_every_table_deal
     assert all(table.playing and not table.held for table in tables)
 
 
+def test_a_synchronised_hand_that_ends_as_a_break_begins_places_its_player_out_before_the_break():
+    tournament = started(4, late_registration_minutes=0, simulated=True, table_size=2, hand_for_hand_at=[4])
+    tournament.break_policy = BreakPolicyKind.INTERVAL
+    tournament.break_interval_minutes, tournament.break_minutes = 10, 5
+    tournament.save()
+    assert tournament.hand_for_hand
+    breaks_at = tournament.scheduled_start + timedelta(minutes=10)
+    tournament_advance(tournament_id=tournament.pk, now=breaks_at)
+    out = Entry.objects.filter(table__number=1, table__tournament=tournament).order_by("pk").first()
+
+    bust(tournament, 1, out.pk, now=breaks_at + timedelta(seconds=20))
+    last = breaks_at + timedelta(seconds=45)
+    floor_hand_finished(tournament_id=tournament.pk, table=2, stacks=stacks_at(tournament, 2), now=last)
+
+    out.refresh_from_db()
+    assert (out.finish_best, out.ended_at, out.prize) == (4, last, 0)  # placed, and paid what fourth pays
+    tournament.refresh_from_db()
+    assert tournament.status == "on_break"
+    tournament_advance(tournament_id=tournament.pk, now=tournament.break_ends_at)
+    assert Table.objects.get(tournament=tournament, number=2).playing  # table 1 has one player left
+
+
 def test_a_table_with_a_single_player_never_holds_a_break_up():
     tournament = started(2, simulated=True, table_size=2)
     tournament.break_policy = BreakPolicyKind.INTERVAL

@@ -16,11 +16,10 @@ releases; a table with a single player never holds a barrier up.
 import random
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tournaments.rules.seating import Blinds, Move, Seat, SeatedTable, balancing_move, draw_seats, next_blinds
 from tournaments.rules.standings import Finish, bust_places
-
-type Player = Hashable
 
 
 class FloorError(ValueError):
@@ -40,11 +39,12 @@ class Deal:
 
 
 @dataclass(slots=True)
-class Outcome:
-    """What one finished hand (or a released barrier) changed."""
+class Outcome[P: Hashable]:
+    """What one finished hand (or a released barrier) changed; P is whatever names a
+    player (the services use entry ids)."""
 
-    finishes: list[Finish] = field(default_factory=list)  # placed players, best first
-    moves: list[Move] = field(default_factory=list)
+    finishes: list[Finish[P]] = field(default_factory=list)  # placed players, best first
+    moves: list[Move[P]] = field(default_factory=list)
     broken: list[int] = field(default_factory=list)
     deals: list[Deal] = field(default_factory=list)
     final_table: bool = False  # the players were drawn to the final table
@@ -52,8 +52,8 @@ class Outcome:
 
 
 @dataclass(slots=True)
-class TableState:
-    seats: dict[int, Player] = field(default_factory=dict)
+class TableState[P: Hashable]:
+    seats: dict[int, P] = field(default_factory=dict)
     # The seats of the button and blinds of the hand in play or last played.
     button: int | None = None
     small_blind: int | None = None  # with the dead button, maybe an empty seat
@@ -63,7 +63,7 @@ class TableState:
     synchronised: bool = False  # its hand in play was dealt as a hand-for-hand hand
 
 
-class Floor:
+class Floor[P: Hashable]:
     def __init__(
         self,
         *,
@@ -83,14 +83,14 @@ class Floor:
         self.hand_for_hand_at = set(hand_for_hand_at) | ({paid + 1} if paid else set())
         self.dead_button = dead_button
         self.end_when_prizes_equal = end_when_prizes_equal
-        self.tables: dict[int, TableState] = {}
-        self.where: dict[Player, Seat] = {}
-        self.stacks: dict[Player, int] = {}
-        self.times_moved: dict[Player, int] = {}
-        self.away: set[Player] = set()  # sitting out: moved first when balancing
+        self.tables: dict[int, TableState[P]] = {}
+        self.where: dict[P, Seat] = {}
+        self.stacks: dict[P, int] = {}
+        self.times_moved: dict[P, int] = {}
+        self.away: set[P] = set()  # sitting out: moved first when balancing
         self.stopped = False  # the clock holds every table (break, deal)
         self.breaking: int | None = None  # the table to break when it finishes its hand
-        self.round_busts: dict[Player, int] = {}  # a synchronised hand's busts, with their starting stacks
+        self.round_busts: dict[P, int] = {}  # a synchronised hand's busts, with their starting stacks
         self.places_taken = 0  # players placed so far (rule 12 counts from the bottom)
         self.over = False
         self._playing = 0  # tables with a hand in play
@@ -100,7 +100,7 @@ class Floor:
     # Building
 
     @classmethod
-    def drawn(cls, stacks: Mapping[Player, int], **options) -> "Floor":
+    def drawn(cls, stacks: Mapping[P, int], **options: Any) -> "Floor[P]":
         """The seat draw at the start (rule 4); `start` deals the first hands."""
         floor = cls(**options)
         seats = draw_seats(list(stacks), table_size=floor.table_size, rng=floor.rng)
@@ -108,26 +108,26 @@ class Floor:
             floor._add(player, seat, stacks[player])
         return floor
 
-    def start(self) -> Outcome:
+    def start(self) -> Outcome[P]:
         """Every table deals its first hand (hand-for-hand if the field starts on the
         bubble), or holds if the clock stands still."""
-        outcome = Outcome()
+        outcome = Outcome[P]()
         self._go(set(self.tables), outcome)
         return outcome
 
     @classmethod
     def restored(
         cls,
-        tables: Mapping[int, TableState],
-        stacks: Mapping[Player, int],
+        tables: Mapping[int, TableState[P]],
+        stacks: Mapping[P, int],
         *,
-        times_moved: Mapping[Player, int],
+        times_moved: Mapping[P, int],
         places_taken: int,
         breaking: int | None = None,
-        round_busts: Mapping[Player, int] | None = None,
+        round_busts: Mapping[P, int] | None = None,
         stopped: bool = False,
-        **options,
-    ) -> "Floor":
+        **options: Any,
+    ) -> "Floor[P]":
         """The floor as the services stored it."""
         floor = cls(**options)
         for number, state in tables.items():
@@ -150,7 +150,7 @@ class Floor:
     def players_left(self) -> int:
         return len(self.where)
 
-    def seat_late(self, player: Player, chips: int) -> tuple[Seat, Outcome]:
+    def seat_late(self, player: P, chips: int) -> tuple[Seat, Outcome[P]]:
         """A late entrant (rule 9): a random empty seat at the table with the fewest
         players, or a new table when every table is full. Finished places shift down
         one: the newcomer finishes above everyone already out."""
@@ -164,7 +164,7 @@ class Floor:
             number = self._by_count[smallest].pick(self.rng)
             seat = Seat(number, self.rng.choice(self._empty(number)))
         self._add(player, seat, chips)
-        outcome = Outcome()
+        outcome = Outcome[P]()
         self._deal_if_ready(number, outcome)
         if self.held and not self.stopped and not self.tables_playing():
             self._release(outcome)  # a barrier nothing else would lift: every table waits
@@ -172,7 +172,7 @@ class Floor:
 
     # A finished hand
 
-    def hand_finished(self, number: int, after: Mapping[Player, int]) -> Outcome:
+    def hand_finished(self, number: int, after: Mapping[P, int]) -> Outcome[P]:
         """Table `number` has finished its hand; `after` gives every player's stack at
         its end (chips move only between the table's players). Players with no chips
         are out (rule 12); then the table breaks, balances, holds or deals."""
@@ -188,7 +188,7 @@ class Floor:
             raise FloorError(f"chips are neither created nor lost in a hand (table {number})")
         table.playing = False
         self._playing -= 1
-        outcome = Outcome()
+        outcome = Outcome[P]()
         self.stacks.update(after)
         busted = {player: before[player] for player, chips in after.items() if chips == 0}
         for player in busted:
@@ -205,10 +205,10 @@ class Floor:
         """The clock stops (a break, a deal): tables finish their hands and deal no new one."""
         self.stopped = True
 
-    def release(self) -> Outcome:
+    def release(self) -> Outcome[P]:
         """The clock goes again: every held table deals."""
         self.stopped = False
-        outcome = Outcome()
+        outcome = Outcome[P]()
         self._release(outcome)
         return outcome
 
@@ -222,11 +222,14 @@ class Floor:
 
     # Internals
 
-    def _after_hand(self, number: int, outcome: Outcome) -> None:
+    def _after_hand(self, number: int, outcome: Outcome[P]) -> None:
         if self._must_hold():
             self.held.add(number)
-            if not self.tables_playing() and not self.stopped:
-                self._release(outcome)
+            if not self.tables_playing():
+                if self.stopped:
+                    self._place_round(outcome)  # the round is over, though no table deals
+                else:
+                    self._release(outcome)
             return
         # A barrier that has just lifted (the bubble burst) lets its held tables go too.
         self._go({number} | self.held, outcome)
@@ -237,19 +240,23 @@ class Floor:
     def _final_table_due(self) -> bool:
         return len(self.tables) > 1 and self.players_left <= self.table_size
 
-    def _release(self, outcome: Outcome) -> None:
+    def _release(self, outcome: Outcome[P]) -> None:
         """Every table has finished its hand: place a synchronised hand's busts as one
         group (rule 13), draw the final table when it is due, rearrange, deal."""
-        if self.round_busts:
-            busts, self.round_busts = self.round_busts, {}
-            self._place(busts, outcome)
-            if self.over:
-                return
+        self._place_round(outcome)
+        if self.over:
+            return
         if self._final_table_due():
             self._draw_final_table(outcome)
         self._go({number for number, table in self.tables.items() if not table.playing}, outcome)
 
-    def _go(self, numbers: set[int], outcome: Outcome) -> None:
+    def _place_round(self, outcome: Outcome[P]) -> None:
+        """A synchronised hand's busts placed as one group (rule 13)."""
+        if self.round_busts:
+            busts, self.round_busts = self.round_busts, {}
+            self._place(busts, outcome)
+
+    def _go(self, numbers: set[int], outcome: Outcome[P]) -> None:
         """Tables between hands rearranged (in random order), then dealt, with the
         tables that received players."""
         for number in self.rng.sample(sorted(numbers), len(numbers)) if len(numbers) > 1 else numbers:
@@ -259,7 +266,7 @@ class Floor:
         for number in sorted(numbers | {move.target.table for move in outcome.moves}):
             self._deal_if_ready(number, outcome, synchronised=synchronised)
 
-    def _rearrange(self, number: int, outcome: Outcome) -> None:
+    def _rearrange(self, number: int, outcome: Outcome[P]) -> None:
         """Table breaking before balancing (ALGORITHMS C2): once the players fit at one
         table fewer, the smallest table (ties at random) breaks when it finishes its
         hand; otherwise this table gives one player when it is among the largest and
@@ -278,7 +285,7 @@ class Floor:
         if largest - smallest >= 2 and len(self.tables[number].seats) == largest:
             self._balance(number, outcome)
 
-    def _balance(self, number: int, outcome: Outcome) -> None:
+    def _balance(self, number: int, outcome: Outcome[P]) -> None:
         """One player to a smallest table (ties at random): who, and at which seat, as
         rule 16 wants (seating.balancing_move)."""
         target = self._by_count[self._smallest_count()].pick(self.rng)
@@ -292,11 +299,11 @@ class Floor:
         )
         self._move(move.player, move.target, outcome)
 
-    def _seated(self, number: int) -> SeatedTable:
+    def _seated(self, number: int) -> SeatedTable[P]:
         table = self.tables[number]
         return SeatedTable(number, table.seats, _last_blinds(table))
 
-    def _break(self, number: int, outcome: Outcome) -> None:
+    def _break(self, number: int, outcome: Outcome[P]) -> None:
         """The broken table's players dealt one by one, at random, to the smallest
         remaining table at the time (ties at random), at random empty seats."""
         leaving = list(self.tables[number].seats.values())
@@ -313,7 +320,7 @@ class Floor:
         self._drop(number)
         self.breaking = None
 
-    def _draw_final_table(self, outcome: Outcome) -> None:
+    def _draw_final_table(self, outcome: Outcome[P]) -> None:
         """Everyone drawn to random seats at the final table (the table left with the
         most players, so that the fewest change tables); its first button is its first
         occupied seat from seat 1."""
@@ -339,7 +346,7 @@ class Floor:
         self.breaking = None
         outcome.final_table = True
 
-    def _place(self, busts: Mapping[Player, int], outcome: Outcome) -> None:
+    def _place(self, busts: Mapping[P, int], outcome: Outcome[P]) -> None:
         """Rule 12: a bust group takes the worst places still open, ranked by the
         chips they started the hand with; then the end (rule 11)."""
         left = self.players_left + len(busts)
@@ -358,7 +365,7 @@ class Floor:
     def _prizes_equal(self, left: int) -> bool:
         return len(self.payouts) >= left and len(set(self.payouts[:left])) == 1
 
-    def _end(self, outcome: Outcome) -> None:
+    def _end(self, outcome: Outcome[P]) -> None:
         self.places_taken += self.players_left
         for number in list(self.tables):
             self._close(number, outcome, broken=False)
@@ -366,7 +373,7 @@ class Floor:
         self.where.clear()
         self.over = outcome.finished = True
 
-    def _deal_if_ready(self, number: int, outcome: Outcome, *, synchronised: bool = False) -> None:
+    def _deal_if_ready(self, number: int, outcome: Outcome[P], *, synchronised: bool = False) -> None:
         table = self.tables.get(number)
         if table is None or table.playing or len(table.seats) < 2 or self.over:
             return
@@ -389,14 +396,14 @@ class Floor:
 
     # Seats and counts
 
-    def _add(self, player: Player, seat: Seat, chips: int) -> None:
+    def _add(self, player: P, seat: Seat, chips: int) -> None:
         if seat.table not in self.tables:
             self.tables[seat.table] = TableState()
             self._by_count[0].add(seat.table)
         self.stacks[player] = chips
         self._put(player, seat)
 
-    def _put(self, player: Player, seat: Seat) -> None:
+    def _put(self, player: P, seat: Seat) -> None:
         table = self.tables[seat.table]
         if seat.seat in table.seats:
             raise FloorError(f"seat {seat.seat} of table {seat.table} is taken")
@@ -405,7 +412,7 @@ class Floor:
         self._by_count[len(table.seats)].add(seat.table)
         self.where[player] = seat
 
-    def _lift(self, player: Player) -> Seat:
+    def _lift(self, player: P) -> Seat:
         seat = self.where.pop(player)
         table = self.tables[seat.table]
         self._by_count[len(table.seats)].discard(seat.table)
@@ -413,17 +420,17 @@ class Floor:
         self._by_count[len(table.seats)].add(seat.table)
         return seat
 
-    def _remove(self, player: Player) -> None:
+    def _remove(self, player: P) -> None:
         self._lift(player)
         self.away.discard(player)
 
-    def _move(self, player: Player, target: Seat, outcome: Outcome) -> None:
+    def _move(self, player: P, target: Seat, outcome: Outcome[P]) -> None:
         source = self._lift(player)
         self._put(player, target)
         self.times_moved[player] = self.times_moved.get(player, 0) + 1
         outcome.moves.append(Move(player, source, target))
 
-    def _close(self, number: int, outcome: Outcome, *, broken: bool = True) -> None:
+    def _close(self, number: int, outcome: Outcome[P], *, broken: bool = True) -> None:
         if broken:
             outcome.broken.append(number)
         self._by_count[len(self.tables[number].seats)].discard(number)
@@ -465,7 +472,7 @@ class _Tables:
 
     __slots__ = ("index", "items")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.items: list[int] = []
         self.index: dict[int, int] = {}
 
@@ -496,12 +503,12 @@ class _Tables:
         return len(self.items)
 
 
-def _posted(table: TableState) -> int | None:
+def _posted(table: TableState[Any]) -> int | None:
     """The small blind's seat, when a player sits there to post it."""
     return table.small_blind if table.small_blind in table.seats else None
 
 
-def _last_blinds(table: TableState) -> Blinds | None:
+def _last_blinds(table: TableState[Any]) -> Blinds | None:
     """The button and blinds of the table's hand in play or last played; None on a
     new table (or one drawn again), whose first button goes by rule 5."""
     if table.hands == 0 or table.button is None or table.small_blind is None or table.big_blind is None:

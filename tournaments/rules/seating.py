@@ -23,13 +23,13 @@ class Seat:
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
-    player: Hashable
+class Move[P: Hashable]:
+    player: P
     source: Seat
     target: Seat
 
 
-def draw_seats(players: Sequence[Player], *, table_size: int, rng: random.Random) -> dict[Player, Seat]:
+def draw_seats[P: Hashable](players: Sequence[P], *, table_size: int, rng: random.Random) -> dict[P, Seat]:
     """The seat draw at the start (rule 4): as few tables as hold everyone, filled as
     evenly as can be (never one short table when even ones are possible), random
     players at random seats. Tables are numbered from 1."""
@@ -38,7 +38,7 @@ def draw_seats(players: Sequence[Player], *, table_size: int, rng: random.Random
     tables = math.ceil(len(players) / table_size)
     shuffled = list(players)
     rng.shuffle(shuffled)
-    seats: dict[Player, Seat] = {}
+    seats: dict[P, Seat] = {}
     start = 0
     for table in range(1, tables + 1):
         # The first len % tables tables take one player more.
@@ -132,16 +132,16 @@ class BlindPosition:
 
 
 @dataclass(frozen=True, slots=True)
-class SeatedTable:
+class SeatedTable[P: Hashable]:
     """A table as balancing sees it: its seats, and the button and blinds of the hand
     in play or last played (None before its first hand)."""
 
     number: int
-    seats: Mapping[int, Player]
+    seats: Mapping[int, P]
     last: Blinds | None
 
 
-def blind_positions(table: SeatedTable, *, dead_button: bool = False) -> dict[int, BlindPosition]:
+def blind_positions(table: SeatedTable[Player], *, dead_button: bool = False) -> dict[int, BlindPosition]:
     """Each seated player's position for the table's next hand: the big blind moves on
     one seated player a hand, with a forward-moving or a dead button alike."""
     occupied = sorted(table.seats)
@@ -150,15 +150,15 @@ def blind_positions(table: SeatedTable, *, dead_button: bool = False) -> dict[in
     return {seat: BlindPosition((index - first) % len(occupied), len(occupied)) for index, seat in enumerate(occupied)}
 
 
-def balancing_move(
-    source: SeatedTable,
-    target: SeatedTable,
+def balancing_move[P: Hashable](
+    source: SeatedTable[P],
+    target: SeatedTable[P],
     *,
     table_size: int,
     dead_button: bool = False,
-    times_moved: Callable[[Player], int] = lambda player: 0,
-    sitting_out: Callable[[Player], bool] = lambda player: False,
-) -> Move:
+    times_moved: Callable[[P], int] = lambda player: 0,
+    sitting_out: Callable[[P], bool] = lambda player: False,
+) -> Move[P]:
     """The player `source` gives `target` to balance the tables (rule 16), and his seat
     there: the equivalent position relative to the blinds, judged with him seated
     (the button may then land on him), by the hands until he posts the big blind, as
@@ -210,7 +210,9 @@ def table_to_break(layout: Layout, *, table_size: int, rng: random.Random) -> in
     return _smallest(layout, rng)
 
 
-def break_table(table: int, layout: Layout, *, table_size: int, rng: random.Random) -> list[Move]:
+def break_table[P: Hashable](
+    table: int, layout: Mapping[int, Mapping[int, P]], *, table_size: int, rng: random.Random
+) -> list[Move[P]]:
     """The broken table's players dealt one by one, in random order, to the smallest
     remaining table at the time (ties at random), at random empty seats."""
     remaining = {number: dict(seats) for number, seats in layout.items() if number != table}
@@ -238,6 +240,6 @@ def _after(ordered: list[int], seat: int) -> int:
     return next((s for s in ordered if s > seat), ordered[0])
 
 
-def _with(table: SeatedTable, seat: int) -> SeatedTable:
+def _with(table: SeatedTable[Player], seat: int) -> SeatedTable[Player]:
     """`table` with one more player, at `seat`."""
     return SeatedTable(table.number, {**table.seats, seat: None}, table.last)

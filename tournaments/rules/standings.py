@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class Finish:
-    player: Hashable
+class Finish[P: Hashable]:
+    player: P
     # The places this player's group covers: one place, or several shared by equal stacks.
     best: int
     worst: int
@@ -24,7 +24,7 @@ class Finish:
         return self.best != self.worst
 
 
-def bust_places(starting_chips: Mapping[Hashable, int], *, players_left: int) -> list[Finish]:
+def bust_places[P: Hashable](starting_chips: Mapping[P, int], *, players_left: int) -> list[Finish[P]]:
     """The places of a bust group: `starting_chips` is each busted player's stack at
     the start of the hand, `players_left` how many were still in before it. Best
     place first."""
@@ -41,12 +41,12 @@ def bust_places(starting_chips: Mapping[Hashable, int], *, players_left: int) ->
     return finishes
 
 
-def prizes(finishes: Sequence[Finish], payouts: Sequence[int]) -> dict[Hashable, int]:
+def prizes[P: Hashable](finishes: Sequence[Finish[P]], payouts: Sequence[int]) -> dict[P, int]:
     """What each finisher wins: the prizes of the places their tie covers (nothing past
     the paid places), split equally, odd minor units by ascending player key.
     Nothing is created or lost: the amounts sum to the places' prizes."""
-    won: dict[Hashable, int] = {}
-    groups: dict[tuple[int, int], list[Hashable]] = {}
+    won: dict[P, int] = {}
+    groups: dict[tuple[int, int], list[P]] = {}
     for finish in finishes:
         groups.setdefault((finish.best, finish.worst), []).append(finish.player)
     for (best, worst), players in groups.items():

@@ -9,6 +9,7 @@ the start and keeps every registration.
 
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -24,7 +25,7 @@ from tournaments.services.editing import clock_look_now
 from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import Currency, TicketStatus, TransferReason
+from wallet.models import Currency, Ticket, TicketStatus, TransferReason
 from wallet.services import (
     WalletError,
     house_account_spec,
@@ -34,6 +35,9 @@ from wallet.services import (
     wallet_account_spec,
 )
 from wallet.tickets import ticket_consume, ticket_issue
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 # A ticket given back for one the start had already spent stays usable at least this long.
 REPLACEMENT_TICKET_VALIDITY = timedelta(days=30)
@@ -51,7 +55,7 @@ def has_started(tournament: Tournament) -> bool:
 
 
 def tournament_cancel(
-    *, tournament_id: int, actor, reason: str, now: datetime, mode: str = CancelMode.ROLLBACK
+    *, tournament_id: int, actor: "User | None", reason: str, now: datetime, mode: str = CancelMode.ROLLBACK
 ) -> Tournament:
     """Cancel the event for good (rule 22) and compensate its players per `mode`.
 
@@ -104,7 +108,7 @@ def tournament_cancel(
     return tournament
 
 
-def _roll_back(*, tournament: Tournament, actor, now: datetime) -> dict:
+def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
     entries = list(
         Entry.objects.select_for_update()
         .filter(tournament=tournament, status__in=ENTERED)
@@ -135,7 +139,7 @@ def _roll_back(*, tournament: Tournament, actor, now: datetime) -> dict:
     return {"entries": len(entries), "refunded_to_players": refunded, "replaced_tickets": replaced_tickets}
 
 
-def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor, now: datetime):
+def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor: "User | None", now: datetime) -> Ticket:
     spent = purchase.ticket
     assert spent is not None  # a purchase paid with a ticket the start consumed
     return ticket_issue(
@@ -149,7 +153,7 @@ def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor, now: d
     )
 
 
-def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
+def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
     entries = list(
         Entry.objects.select_for_update()
         .filter(tournament=tournament, status__in=ENTERED)
@@ -201,7 +205,7 @@ def _roll_forward(*, tournament: Tournament, actor, now: datetime) -> dict:
     }
 
 
-def _refund_fees(*, tournament: Tournament, entry: Entry, actor) -> int:
+def _refund_fees(*, tournament: Tournament, entry: Entry, actor: "User | None") -> int:
     """Give back the fees and own knockout bounty of every purchase of `entry`: to
     the player's own account when they paid from it, else (tickets, satellite
     seats, T-Money the house converted) as T-Money through the house. Returns the
@@ -241,7 +245,7 @@ def _check_pool_empty(tournament: Tournament) -> None:
 
 
 def tournament_postpone(
-    *, tournament_id: int, actor, new_start: datetime, reason: str, now: datetime | None = None
+    *, tournament_id: int, actor: "User | None", new_start: datetime, reason: str, now: datetime | None = None
 ) -> Tournament:
     """Move the event's start later, before it starts (rule 2); every registration
     is kept.

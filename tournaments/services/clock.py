@@ -147,7 +147,7 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
             tournament.clock_stops = [*tournament.clock_stops, [since.isoformat(), at.isoformat()]]
         tournament.break_pending_since = None
         _begin_break(tournament, at)
-        if _apply_due(locked, max(at, tournament.clock_at)):
+        if _apply_due(locked, at):  # the clock now reads `at`
             _store(locked, at, before)
 
 
@@ -264,7 +264,7 @@ def _start(tournament: Tournament) -> None:
     )
     for ticket_id in reserved.values_list("ticket_id", flat=True):
         ticket_consume(ticket_id=ticket_id)
-    floor_draw(tournament=tournament)
+    floor_draw(tournament=tournament, now=tournament.scheduled_start)
     audit_log(
         action="tournaments.tournament.started",
         subject=tournament,
@@ -289,7 +289,7 @@ def _begin_break(tournament: Tournament, at: datetime) -> None:
 
 
 def _audit_transition(tournament: Tournament, transition: Transition) -> None:
-    data = {"at": transition.at.isoformat()}
+    data: dict[str, object] = {"at": transition.at.isoformat()}
     if transition.level is not None:
         data["level"] = transition.level
     audit_log(action=f"tournaments.clock.{transition.change}", subject=tournament, data=data)
@@ -306,7 +306,7 @@ def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datet
         tournament.save(update_fields=[*changed, "updated_at"])
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
-        floor_release(tournament=tournament)  # the tables a break or a pause held deal again
+        floor_release(tournament=tournament, now=now)  # the tables a break or a pause held deal again
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
@@ -342,8 +342,8 @@ def _read(locked: _Locked, now: datetime, changed_at: datetime | None = None) ->
         reading = read_clock(schedule, now)
         level = reading.level
         tournament.level = level.number if level else 0
-        last = level is None or level.number == len(schedule.levels)
-        tournament.level_ends_at = None if last else level.ends_at
+        # The last level runs on: no end to count down to.
+        tournament.level_ends_at = level.ends_at if level and level.number < len(schedule.levels) else None
         pending = tournament.break_pending_since is not None
         tournament.break_ends_at = reading.on_break.ends_at if reading.on_break and not pending else None
     _lock_payouts(tournament, now, schedule, late_closes)

@@ -200,7 +200,7 @@ def entry_register_receipt(
             _counts_add(tournament.pk, entries=1, contributions=purchase.price)
             _tell(tournament.pk, player)
             if entry.late:
-                floor_seat_late(tournament.pk, entry)  # after the draw; before it, the draw seats the entry
+                floor_seat_late(tournament.pk, entry, now=now)  # after the draw; before it, the draw seats the entry
     except _Entered:
         # The player holds an entry: this request's own, made by a retry that won a race, or another.
         if (earlier := _registered_with(key)) is not None:

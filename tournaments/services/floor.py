@@ -43,7 +43,7 @@ class HandReport:
     finished: bool
 
 
-def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
+def floor_draw(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
     """The seat draw at the start (rule 4), in the clock's transaction: every active
     entry at a random seat of as few and as even tables as hold them; each table's
     first button on its first occupied seat from seat 1 (rule 5), its first hand
@@ -58,7 +58,7 @@ def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
     )
     tables = {table.number: table for table in created}
     _entries_seat(floor.where, tables)
-    _Stored(tournament, floor, tables=tables).save(started, seated=tables)
+    _Stored(tournament, floor, tables=tables).save(started, now=now, seated=tables)
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
@@ -66,7 +66,7 @@ def floor_draw(*, tournament: Tournament, rng: Random | None = None) -> None:
     )
 
 
-def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = None) -> Seat | None:
+def floor_seat_late(tournament_id: int, entry: Entry, *, now: datetime, rng: Random | None = None) -> Seat | None:
     """A late entrant's seat (rule 9), in the registration's transaction under the
     tournament's lock: a random empty seat at the table with the fewest players, or
     a new table when every table is full. Every place already finished moves one
@@ -83,7 +83,7 @@ def floor_seat_late(tournament_id: int, entry: Entry, *, rng: Random | None = No
     Entry.objects.filter(tournament=tournament, finish_best__isnull=False).update(
         finish_best=F("finish_best") + 1, finish_worst=F("finish_worst") + 1
     )
-    stored.save(outcome, seated=[seat.table])
+    _settle(stored, outcome, now, seated=[seat.table])
     return seat
 
 
@@ -116,12 +116,9 @@ def floor_hand_finished(
         except FloorError as error:
             raise refuse("bad_result", reason=error) from error
         _entries_update({pk: {"chips": chips} for pk, chips in after.items() if chips != before[pk]})
-        stored.save(outcome, now=now)
+        _settle(stored, outcome, now)
         busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
-        _after_eliminations(tournament, outcome, now)
-        if outcome.finished:
-            _finish(tournament, outcome, now)
-        elif tournament.break_pending_since is not None and not stored.floor.tables_playing():
+        if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
             from tournaments.services.clock import tournament_break_release  # the clock calls this module
 
             tournament_break_release(tournament_id=tournament.pk, at=now)
@@ -134,19 +131,20 @@ def floor_hand_finished(
         )
 
 
-def floor_release(*, tournament: Tournament, rng: Random | None = None) -> None:
+def floor_release(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
-    still waits for tables in a hand."""
+    still waits for tables in a hand. A synchronised hand that ended as the clock
+    stopped has its players out placed now (rule 13)."""
     if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
         return
     stored = _Stored.load(tournament, rng=rng)
     if stored.floor.stopped:
         return
-    outcome = Outcome()
+    outcome = Outcome[int]()
     if not stored.floor.tables_playing():
         outcome = stored.floor.release()
-    stored.save(outcome)
+    _settle(stored, outcome, now)
 
 
 def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = False) -> None:
@@ -165,14 +163,14 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
     if not unpaid:
         return
     payouts = tournament_payouts(tournament, now=now).places
-    won = prizes([Finish(entry.pk, entry.finish_best, entry.finish_worst) for entry in unpaid], payouts)
+    won = prizes([_places(entry) for entry in unpaid], payouts)
     play_for = tournament.deal_play_for or 0
     for entry in unpaid:
         if entry.deal_amount is not None:
             won[entry.pk] = entry.deal_amount + (play_for if entry.finish_best == 1 else 0)
     pool = prize_pool_fund(tournament, pool=sum(payouts))
     for entry in unpaid:
-        amount = won.get(entry.pk, 0)
+        amount, places = won.get(entry.pk, 0), _places(entry)
         if amount:
             transfer_create(
                 source=pool,
@@ -180,14 +178,28 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
                 amount=amount,
                 reason=TransferReason.PRIZE,
                 idempotency_key=f"tournament:{tournament.pk}:prize:{entry.pk}",
-                memo=f"place {entry.finish_best}"
-                + (f"-{entry.finish_worst}" if entry.finish_worst > entry.finish_best else ""),
+                memo=f"place {places.best}" + (f"-{places.worst}" if places.shared else ""),
             )
         entry.prize = amount
     _entries_update({entry.pk: {"prize": entry.prize} for entry in unpaid})
 
 
-def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
+def _settle(stored: "_Stored", outcome: Outcome[int], now: datetime, *, seated: Iterable[int] = ()) -> None:
+    """Store what the floor changed, then what follows: the places paid, the end."""
+    stored.save(outcome, now=now, seated=seated)
+    _after_eliminations(stored.tournament, outcome, now)
+    if outcome.finished:
+        _finish(stored.tournament, outcome, now)
+
+
+def _places(entry: Entry) -> Finish[int]:
+    """The places of an entry that is out (or has won)."""
+    assert entry.finish_best is not None
+    assert entry.finish_worst is not None
+    return Finish(entry.pk, entry.finish_best, entry.finish_worst)
+
+
+def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: datetime) -> None:
     """The first elimination's consequences (rule 9), and the prizes now due."""
     if not outcome.finishes:
         return
@@ -206,7 +218,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome, now: datetime)
     floor_pay_prizes(tournament=tournament, now=now, over=outcome.finished)
 
 
-def _finish(tournament: Tournament, outcome: Outcome, now: datetime) -> None:
+def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> None:
     """The end (rule 11): the standings are final, prizes (or a satellite's seats)
     paid, the tournament finished."""
     audit_log(
@@ -249,7 +261,7 @@ def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
     }
 
 
-def _table_fields(floor: Floor, number: int) -> dict[str, object]:
+def _table_fields(floor: Floor[int], number: int) -> dict[str, object]:
     """What a Table row stores of the floor's table `number`."""
     state = floor.tables[number]
     return {
@@ -270,8 +282,8 @@ def _entries_update(values: Mapping[int, Mapping[str, object]]) -> None:
     groups: dict[tuple[tuple[str, object], ...], list[int]] = defaultdict(list)
     for pk, fields in values.items():
         groups[tuple(fields.items())].append(pk)
-    for fields, pks in groups.items():
-        Entry.objects.filter(pk__in=pks).update(**dict(fields))
+    for shared, pks in groups.items():
+        Entry.objects.filter(pk__in=pks).update(**dict(shared))
 
 
 def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
@@ -280,14 +292,14 @@ def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> Non
     for pk, seat in seats.items():
         by_table[seat.table][pk] = seat.seat
     for number, seated in by_table.items():
-        seat = Case(*(When(pk=pk, then=Value(seat_number)) for pk, seat_number in seated.items()))
-        Entry.objects.filter(pk__in=seated).update(table=tables[number], seat=seat)
+        seat_of = Case(*(When(pk=pk, then=Value(seat_number)) for pk, seat_number in seated.items()))
+        Entry.objects.filter(pk__in=seated).update(table=tables[number], seat=seat_of)
 
 
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
-    def __init__(self, tournament: Tournament, floor: Floor, *, tables: dict[int, Table] | None = None) -> None:
+    def __init__(self, tournament: Tournament, floor: Floor[int], *, tables: dict[int, Table] | None = None) -> None:
         self.tournament = tournament
         self.floor = floor
         self.tables: dict[int, Table] = tables or {
@@ -298,7 +310,7 @@ class _Stored:
     def load(cls, tournament: Tournament, *, rng: Random | None) -> "_Stored":
         tables = {table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)}
         states = {
-            number: TableState(
+            number: TableState[int](
                 button=table.button,
                 small_blind=table.small_blind,
                 big_blind=table.big_blind,
@@ -308,17 +320,17 @@ class _Stored:
             )
             for number, table in tables.items()
         }
-        by_id = {table.pk: number for number, table in tables.items()}
         state = tournament.floor_state or {}
         # Out in a hand-for-hand hand whose other tables are still playing: placed when it ends.
         round_busts = {int(pk): chips for pk, chips in state.get("round_busts", {}).items()}
         stacks, times_moved = dict.fromkeys(round_busts, 0), {}
         seated = Entry.objects.filter(table__in=tables.values(), status=EntryStatus.ACTIVE, finish_best=None)
-        for pk, table_id, seat, chips, moved in seated.values_list("pk", "table_id", "seat", "chips", "times_moved"):
-            if pk not in round_busts:
-                states[by_id[table_id]].seats[seat] = pk
-                stacks[pk] = chips
-                times_moved[pk] = moved
+        for pk, number, seat, chips, moved in seated.values_list("pk", "table__number", "seat", "chips", "times_moved"):
+            if pk in round_busts or number is None or seat is None:  # the last two: never, when seated
+                continue
+            states[number].seats[seat] = pk
+            stacks[pk] = chips
+            times_moved[pk] = moved
         floor = Floor.restored(
             states,
             stacks,
@@ -333,11 +345,10 @@ class _Stored:
         )
         return cls(tournament, floor, tables=tables)
 
-    def save(self, outcome: Outcome, *, now: datetime | None = None, seated: Iterable[int] = ()) -> None:
+    def save(self, outcome: Outcome[int], *, now: datetime, seated: Iterable[int] = ()) -> None:
         """Write what `outcome` changed; `seated`: tables a player sat down at besides."""
         tournament, floor = self.tournament, self.floor
         shown = {*seated, *outcome.broken}
-        now = now or tournament.started_at
         # Seats are unique: the players out leave theirs before anyone moves in.
         if outcome.finishes:
             self._save_finishes(outcome, now)
@@ -401,7 +412,7 @@ class _Stored:
             tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
             tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
 
-    def _save_finishes(self, outcome: Outcome, now: datetime) -> None:
+    def _save_finishes(self, outcome: Outcome[int], now: datetime) -> None:
         finished = {}
         for finish in outcome.finishes:
             out = not (outcome.finished and finish.best == 1)

@@ -1,9 +1,14 @@
 """The prize pool's account, and the house's overlay into it (rule 7: a guarantee
 above what the entries paid in is the room's to add)."""
 
+from typing import TYPE_CHECKING
+
 from tournaments.models import Tournament
 from wallet.models import Account, AccountKind, TransferReason
 from wallet.services import account_get, house_account, transfer_create
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 def prize_pool_account(tournament: Tournament) -> Account:
@@ -13,7 +18,7 @@ def prize_pool_account(tournament: Tournament) -> Account:
     )
 
 
-def prize_pool_fund(tournament: Tournament, *, pool: int, actor=None) -> Account:
+def prize_pool_fund(tournament: Tournament, *, pool: int, actor: "User | None" = None) -> Account:
     """The pool account, holding `pool` once the house has added what the entries'
     contributions fall short of it (the overlay); read again after the transfer.
     One overlay an event: a repeated call moves nothing (its idempotency key)."""

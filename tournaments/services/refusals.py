@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy
 class TournamentError(Exception):
     """A request the rules refuse; the message is for a person."""
 
-    def __init__(self, message: str, code: str = "refused"):
+    def __init__(self, message: str, code: str = "refused") -> None:
         super().__init__(message)
         self.message = message
         self.code = code
@@ -94,7 +94,7 @@ REFUSALS = {
 }
 
 
-def refuse(code: str, **params) -> TournamentError:
+def refuse(code: str, **params: object) -> TournamentError:
     """The refusal `code`, its message filled in with `params`, to raise."""
     message = str(REFUSALS[code])
     return TournamentError(message % params if params else message, code)

@@ -13,6 +13,7 @@ engine's decision; it then calls satellite_award_seats with the finishing order.
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -27,9 +28,12 @@ from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.services.entries import entry_refusal, purchase_create
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import TransferReason
+from wallet.models import Account, TransferReason
 from wallet.services import account_spec, house_account, house_account_spec, transfer_create, wallet_account
 from wallet.tickets import ticket_issue
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 AWARDED = "tournaments.satellite.seats_awarded"
 # A seat won as a ticket can be used for this long.
@@ -41,11 +45,12 @@ class SeatAward:
     """What a satellite's result gave: seats as entries or tickets, and the remainder."""
 
     seat_value: int
-    seats: list[dict] = field(default_factory=list)  # {"player", "entry" or "ticket"} per seat, in finishing order
+    # {"player", "entry" or "ticket"} per seat, in finishing order
+    seats: list[dict[str, int]] = field(default_factory=list)
     remainder: int = 0
     remainder_to: int | None = None
 
-    def as_data(self) -> dict:
+    def as_data(self) -> dict[str, object]:
         return {
             "seat_value": self.seat_value,
             "seats": self.seats,
@@ -59,7 +64,7 @@ def seat_value(target: Tournament) -> int:
     return target.entry_price.total
 
 
-def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor, now: datetime) -> SeatAward:
+def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor: "User | None", now: datetime) -> SeatAward:
     """Turn the satellite's result into seats (rule 10): its top N finishers each get
     an entry in the target (or a ticket for it), the next one the remainder as cash.
 
@@ -160,7 +165,7 @@ def _check_can_award(satellite: Tournament, target: Tournament) -> None:
         raise refuse("not_started")
 
 
-def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> list:
+def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> list["User"]:
     """The finishers' users in finishing order, each an entrant of the satellite."""
     if len(set(finishers)) != len(finishers):
         raise refuse("not_entrants")
@@ -178,14 +183,22 @@ def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> l
     return [users[player_id] for player_id in named]
 
 
-def _fund_pool(satellite: Tournament, *, pool: int, actor):
+def _fund_pool(satellite: Tournament, *, pool: int, actor: "User | None") -> Account:
     """The satellite's pool account holding `pool`, once its books are checked."""
     if prize_pool_account(satellite).balance != satellite.prize_contributions:
         raise refuse("books")
     return prize_pool_fund(satellite, pool=pool, actor=actor)
 
 
-def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+def _award_seat(
+    *,
+    satellite: Tournament,
+    target: Tournament,
+    player: "User",
+    pool_account: Account,
+    actor: "User | None",
+    now: datetime,
+) -> dict[str, int]:
     already_in = Entry.objects.filter(tournament=target, player=player, status__in=ENTERED).exists()
     if already_in or entry_refusal(target, now=now):
         return _seat_ticket(
@@ -196,7 +209,15 @@ def _award_seat(*, satellite: Tournament, target: Tournament, player, pool_accou
     )
 
 
-def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+def _seat_entry(
+    *,
+    satellite: Tournament,
+    target: Tournament,
+    player: "User",
+    pool_account: Account,
+    actor: "User | None",
+    now: datetime,
+) -> dict[str, int]:
     """An entry in the target, paid as a satellite seat from the satellite's pool."""
     price = target.entry_price
     payer = account_spec(pool_account)
@@ -246,7 +267,15 @@ def _seat_entry(*, satellite: Tournament, target: Tournament, player, pool_accou
     return {"player": player.pk, "entry": entry.pk}
 
 
-def _seat_ticket(*, satellite: Tournament, target: Tournament, player, pool_account, actor, now: datetime) -> dict:
+def _seat_ticket(
+    *,
+    satellite: Tournament,
+    target: Tournament,
+    player: "User",
+    pool_account: Account,
+    actor: "User | None",
+    now: datetime,
+) -> dict[str, int]:
     """A ticket worth the seat: the satellite's pool pays the house, which pays the
     entry when the ticket is used. For the target while it has not started, else
     for any event of the target's buy-in level."""

@@ -242,6 +242,21 @@ def test_hand_for_hand_at_the_bubble_holds_tables_and_places_busts_across_tables
     assert not floor.hand_for_hand  # three left, all in the money
 
 
+def test_a_synchronised_hand_that_ends_as_the_clock_stops_places_its_busts_at_once():
+    floor = floor_of({1: seats(1, 2, 3, name="a"), 2: seats(1, 2, 3, name="b")}, table_size=3, payouts=[500, 300])
+    floor.hand_for_hand_at.add(6)
+    floor.hand_finished(1, unchanged(floor, 1))
+    floor.hand_finished(2, unchanged(floor, 2))  # the synchronised hands are dealt
+    floor.stop()  # a break is due
+    floor.hand_finished(1, {"a1": 0, "a2": 2000, "a3": 1000})
+    last = floor.hand_finished(2, unchanged(floor, 2))
+    assert last.finishes == [Finish("a1", 6, 6)]
+    assert last.deals == []
+    resumed = floor.release()
+    assert resumed.finishes == []
+    assert sorted(deal.table for deal in resumed.deals) == [1, 2]
+
+
 def test_tables_broken_together_after_a_synchronised_hand_move_each_player_once():
     floor = floor_of(
         {
