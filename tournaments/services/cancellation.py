@@ -108,13 +108,18 @@ def tournament_cancel(
     return tournament
 
 
-def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
-    entries = list(
+def _entered_locked(tournament: Tournament) -> list[Entry]:
+    """The event's entries still in it, locked in id order."""
+    return list(
         Entry.objects.select_for_update()
         .filter(tournament=tournament, status__in=ENTERED)
         .select_related("player")
         .order_by("pk")
     )
+
+
+def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
+    entries = _entered_locked(tournament)
     refunded = 0
     replaced_tickets = []
     for entry in entries:
@@ -154,12 +159,7 @@ def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor: "User 
 
 
 def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
-    entries = list(
-        Entry.objects.select_for_update()
-        .filter(tournament=tournament, status__in=ENTERED)
-        .select_related("player")
-        .order_by("pk")
-    )
+    entries = _entered_locked(tournament)
     remaining = [entry for entry in entries if entry.status == EntryStatus.ACTIVE]
     if not remaining:
         raise refuse("nobody_left")

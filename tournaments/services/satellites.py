@@ -112,13 +112,8 @@ def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor: "Us
         players = _finishers(satellite, finishers, places=len(table))
         pool_account = _fund_pool(satellite, pool=pool, actor=actor)
 
-        awarded = []
-        for player in players[:seats]:
-            awarded.append(
-                _award_seat(
-                    satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
-                )
-            )
+        seating = _Seating(satellite, target, pool_account, actor, now)
+        awarded = [seating.award(player) for player in players[:seats]]
         remainder_to = None
         if remainder:
             remainder_to = players[seats]
@@ -190,114 +185,103 @@ def _fund_pool(satellite: Tournament, *, pool: int, actor: "User | None") -> Acc
     return prize_pool_fund(satellite, pool=pool, actor=actor)
 
 
-def _award_seat(
-    *,
-    satellite: Tournament,
-    target: Tournament,
-    player: "User",
-    pool_account: Account,
-    actor: "User | None",
-    now: datetime,
-) -> dict[str, int]:
-    already_in = Entry.objects.filter(tournament=target, player=player, status__in=ENTERED).exists()
-    if already_in or entry_refusal(target, now=now):
-        return _seat_ticket(
-            satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
-        )
-    return _seat_entry(
-        satellite=satellite, target=target, player=player, pool_account=pool_account, actor=actor, now=now
-    )
+@dataclass(frozen=True)
+class _Seating:
+    """One award's seats: what each is paid from, by whom, when."""
 
+    satellite: Tournament
+    target: Tournament
+    pool_account: Account
+    actor: "User | None"
+    now: datetime
 
-def _seat_entry(
-    *,
-    satellite: Tournament,
-    target: Tournament,
-    player: "User",
-    pool_account: Account,
-    actor: "User | None",
-    now: datetime,
-) -> dict[str, int]:
-    """An entry in the target, paid as a satellite seat from the satellite's pool."""
-    price = target.entry_price
-    payer = account_spec(pool_account)
-    currency = target.pool_currency
-    if currency != pool_account.currency:
-        # A T-Money satellite into a cash event (or the reverse): the house takes the
-        # seat in the satellite's money and pays the entry in the target's.
-        transfer_create(
-            source=pool_account,
-            destination=house_account(pool_account.currency),
-            amount=price.total,
-            reason=TransferReason.TMONEY_CONVERSION,
-            idempotency_key=f"satellite:{satellite.pk}:seat:{player.pk}:conversion",
-            actor=actor,
-        )
-        payer = house_account_spec(currency)
-    entry = Entry.objects.create(
-        tournament=target,
-        player=player,
-        chips=target.starting_stack,
-        late=now >= target.scheduled_start,
-        won_in=satellite,
-    )
-    purchase = purchase_create(
-        tournament=target,
-        entry=entry,
-        kind=PurchaseKind.ENTRY,
-        form=PaymentForm.SEAT,
-        price=price,
-        chips=target.starting_stack,
-        idempotency_key=f"seat:{satellite.pk}:{player.pk}",
-        now=now,
-        actor=player,
-        payer=payer,
-        audit=[
-            AuditRecord(
-                action="tournaments.entry.registered",
-                subject=entry,
-                actor=player,
-                data={"form": PaymentForm.SEAT, "late": entry.late, "tournament": target.pk, "won_in": satellite.pk},
+    def award(self, player: "User") -> dict[str, int]:
+        """An entry in the target, or a ticket when the player cannot enter it now."""
+        already_in = Entry.objects.filter(tournament=self.target, player=player, status__in=ENTERED).exists()
+        if already_in or entry_refusal(self.target, now=self.now):
+            return self._ticket(player)
+        return self._entry(player)
+
+    def _entry(self, player: "User") -> dict[str, int]:
+        """An entry in the target, paid as a satellite seat from the satellite's pool."""
+        price = self.target.entry_price
+        payer = account_spec(self.pool_account)
+        currency = self.target.pool_currency
+        if currency != self.pool_account.currency:
+            # A T-Money satellite into a cash event (or the reverse): the house takes the
+            # seat in the satellite's money and pays the entry in the target's.
+            transfer_create(
+                source=self.pool_account,
+                destination=house_account(self.pool_account.currency),
+                amount=price.total,
+                reason=TransferReason.TMONEY_CONVERSION,
+                idempotency_key=f"satellite:{self.satellite.pk}:seat:{player.pk}:conversion",
+                actor=self.actor,
             )
-        ],
-    )
-    target.entries_count += 1
-    target.prize_contributions += purchase.price
-    record(EntryChanged(target.pk, player.pk))
-    return {"player": player.pk, "entry": entry.pk}
+            payer = house_account_spec(currency)
+        entry = Entry.objects.create(
+            tournament=self.target,
+            player=player,
+            chips=self.target.starting_stack,
+            late=self.now >= self.target.scheduled_start,
+            won_in=self.satellite,
+        )
+        purchase = purchase_create(
+            tournament=self.target,
+            entry=entry,
+            kind=PurchaseKind.ENTRY,
+            form=PaymentForm.SEAT,
+            price=price,
+            chips=self.target.starting_stack,
+            idempotency_key=f"seat:{self.satellite.pk}:{player.pk}",
+            now=self.now,
+            actor=player,
+            payer=payer,
+            audit=[
+                AuditRecord(
+                    action="tournaments.entry.registered",
+                    subject=entry,
+                    actor=player,
+                    data={
+                        "form": PaymentForm.SEAT,
+                        "late": entry.late,
+                        "tournament": self.target.pk,
+                        "won_in": self.satellite.pk,
+                    },
+                )
+            ],
+        )
+        self.target.entries_count += 1
+        self.target.prize_contributions += purchase.price
+        record(EntryChanged(self.target.pk, player.pk))
+        return {"player": player.pk, "entry": entry.pk}
 
-
-def _seat_ticket(
-    *,
-    satellite: Tournament,
-    target: Tournament,
-    player: "User",
-    pool_account: Account,
-    actor: "User | None",
-    now: datetime,
-) -> dict[str, int]:
-    """A ticket worth the seat: the satellite's pool pays the house, which pays the
-    entry when the ticket is used. For the target while it has not started, else
-    for any event of the target's buy-in level."""
-    price = target.entry_price
-    transfer_create(
-        source=pool_account,
-        destination=house_account(pool_account.currency),
-        amount=price.total,
-        reason=TransferReason.PRIZE,
-        idempotency_key=f"satellite:{satellite.pk}:ticket:{player.pk}",
-        actor=actor,
-        memo=f"satellite seat as a ticket for tournament #{target.pk}",
-    )
-    for_target = target.status in LIVE_BEFORE_START and target.started_at is None and now < target.scheduled_start
-    ticket = ticket_issue(
-        owner=player,
-        # A ticket covers the buy-in and fee (wallet.Ticket); the house adds the bounty.
-        value=price.ticket_value,
-        currency=target.pool_currency,
-        expires_at=now + SEAT_TICKET_VALIDITY,
-        actor=actor,
-        reason=f"Seat won in satellite #{satellite.pk}",
-        tournament_ref=target.pk if for_target else None,
-    )
-    return {"player": player.pk, "ticket": ticket.pk}
+    def _ticket(self, player: "User") -> dict[str, int]:
+        """A ticket worth the seat: the satellite's pool pays the house, which pays the
+        entry when the ticket is used. For the target while it has not started, else
+        for any event of the target's buy-in level."""
+        price = self.target.entry_price
+        transfer_create(
+            source=self.pool_account,
+            destination=house_account(self.pool_account.currency),
+            amount=price.total,
+            reason=TransferReason.PRIZE,
+            idempotency_key=f"satellite:{self.satellite.pk}:ticket:{player.pk}",
+            actor=self.actor,
+            memo=f"satellite seat as a ticket for tournament #{self.target.pk}",
+        )
+        target = self.target
+        for_target = (
+            target.status in LIVE_BEFORE_START and target.started_at is None and self.now < target.scheduled_start
+        )
+        ticket = ticket_issue(
+            owner=player,
+            # A ticket covers the buy-in and fee (wallet.Ticket); the house adds the bounty.
+            value=price.ticket_value,
+            currency=target.pool_currency,
+            expires_at=self.now + SEAT_TICKET_VALIDITY,
+            actor=self.actor,
+            reason=f"Seat won in satellite #{self.satellite.pk}",
+            tournament_ref=target.pk if for_target else None,
+        )
+        return {"player": player.pk, "ticket": ticket.pk}
