@@ -218,6 +218,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "tournaments.api.exception_handler",
+    # Every body the API takes is a JSON object (or a form); config.api says why.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.api.JSONObjectParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tournament portal API",

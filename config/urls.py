@@ -1,10 +1,11 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import AuthTokenApi
+from config.api import api_not_found
 from deals.api import DealAnswerApi, DealConsentApi, DealRequestApi, NegotiationApi
 from tournaments.api import (
     AddonApi,
@@ -21,9 +22,11 @@ def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
-def api_not_found(request):
-    return JsonResponse({"code": "not_found", "message": "There is no such API address."}, status=404)
-
+# Django's own error answers, as JSON under /api/ (config.api).
+handler400 = "config.api.bad_request"
+handler403 = "config.api.permission_denied"
+handler404 = "config.api.page_not_found"
+handler500 = "config.api.server_error"
 
 # Every app's API routes, in one place: the apps know nothing of each other's.
 api_urlpatterns = [

@@ -4,7 +4,7 @@ mediate from the pages. Refusals are `{"code", "message"}` with a 4xx status, as
 everywhere in the API (tournaments.api.exception_handler)."""
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
-from accounts.serializers import ErrorSerializer
+from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -15,8 +15,9 @@ from rest_framework.response import Response
 from deals import services
 from deals.models import Negotiation, Proposal
 from deals.selectors import open_proposal, proposal_lines
+from deals.serializers import DealAnswerSerializer, DealConsentSerializer
 
-REFUSED = {400: ErrorSerializer, 404: ErrorSerializer}
+REFUSED = {400: InvalidRequestSerializer, 404: ErrorSerializer}
 
 LINE = inline_serializer(
     "DealLine",
@@ -106,11 +107,13 @@ class NegotiationApi(PlayerApiView):
 class DealConsentApi(PlayerApiView):
     @extend_schema(
         summary="Say whether you want to negotiate",
-        request=inline_serializer("DealConsent", {"wants": serializers.BooleanField()}),
+        request=DealConsentSerializer,
         responses=by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
     )
     def post(self, request, pk: int) -> Response:
-        wants = serializers.BooleanField().run_validation(request.data.get("wants"))
+        body = DealConsentSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        wants = body.validated_data["wants"]
         negotiation = services.chop_consent(negotiation_id=pk, player=request.user, wants=wants, now=timezone.now())
         return Response(negotiation_data(negotiation))
 
@@ -119,11 +122,13 @@ class DealAnswerApi(PlayerApiView):
     @extend_schema(
         summary="Accept or reject a proposal",
         description="Only this counts as acceptance (rule 23.6). When every player has accepted, the deal is made.",
-        request=inline_serializer("DealAnswer", {"accept": serializers.BooleanField()}),
+        request=DealAnswerSerializer,
         responses=by_status({200: NEGOTIATION, **REFUSED, **AUTH_ERRORS}),
     )
     def post(self, request, pk: int, proposal_id: int) -> Response:
-        accept = serializers.BooleanField().run_validation(request.data.get("accept"))
+        body = DealAnswerSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        accept = body.validated_data["accept"]
         proposal = get_object_or_404(Proposal, pk=proposal_id, negotiation_id=pk)
         services.proposal_answer(proposal_id=proposal.pk, player=request.user, accept=accept, now=timezone.now())
         return Response(negotiation_data(_negotiation_for(request, pk)))

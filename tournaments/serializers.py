@@ -252,8 +252,7 @@ class RegistrationRequestSerializer(serializers.Serializer):
     form = serializers.ChoiceField(
         choices=REQUESTED_FORMS,
         required=False,
-        allow_null=True,
-        help_text="Null or left out: the event's own kind of money (cash, or T-Money for a T-Money event).",
+        help_text="Left out: the event's own kind of money (cash, or T-Money for a T-Money event).",
     )
     ticket = serializers.IntegerField(
         required=False,

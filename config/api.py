@@ -1,0 +1,66 @@
+"""What the whole API (/api/) shares beyond DRF's settings: its JSON parser, which
+takes only a JSON object, and JSON answers where Django itself answers an error
+under /api/ (an unknown address, a bad request, a crash), so a client never gets
+an HTML page. The shape is the API's own `{"code", "message"}`
+(tournaments.api.exception_handler)."""
+
+from django.http import HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+
+class JSONObjectParser(JSONParser):
+    """JSON whose top level is an object: every body the API takes is one, so a list,
+    a string or a number is a 400 before any view reads it."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = super().parse(stream, media_type, parser_context)
+        if not isinstance(data, dict):
+            raise ParseError(
+                _('Send a JSON object, such as {"name": value}, not a list, a string or a number.'), code="invalid"
+            )
+        return data
+
+
+def api_error(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message}, status=status)
+
+
+# Nothing to protect: it changes nothing and only says the address is unknown, for
+# every method (Django's CSRF check would otherwise answer a POST with its HTML page).
+@csrf_exempt
+def api_not_found(request, exception=None) -> HttpResponse:
+    return api_error("not_found", _("There is no such API address."), 404)
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def bad_request(request, exception) -> HttpResponse:
+    if _is_api(request):
+        return api_error("bad_request", _("The API cannot read this request."), 400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request, exception) -> HttpResponse:
+    if _is_api(request):
+        return api_error("permission_denied", _("You do not have permission to do this."), 403)
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request, exception) -> HttpResponse:
+    if _is_api(request):
+        return api_not_found(request)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request) -> HttpResponse:
+    if _is_api(request):
+        return api_error(
+            "server_error", _("Something went wrong on our side; it has been logged. Try again later."), 500
+        )
+    return defaults.server_error(request)
