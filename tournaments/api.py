@@ -32,7 +32,19 @@ from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from tournaments.forms import LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
-from tournaments.selectors import Payouts, tournament_deadlines, tournament_payouts, tournament_schedule
+from tournaments.selectors import (
+    ClockView,
+    Finisher,
+    Payouts,
+    TableView,
+    chip_leaders,
+    tournament_clock,
+    tournament_deadlines,
+    tournament_payouts,
+    tournament_schedule,
+    tournament_standings,
+    tournament_tables,
+)
 from tournaments.serializers import (
     ChipPurchaseSerializer,
     EntrySerializer,
@@ -180,6 +192,17 @@ class TournamentInfo:
     rebuy: Tournament | None
     addon: Tournament | None
     satellite: Tournament | None
+    tables: list[TableView]
+    standings: "Standings"
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Who is still in and who has finished, as Tournament Info's tables and clock show it."""
+
+    clock: ClockView
+    chip_leaders: list[dict]
+    finished: list[Finisher]
 
 
 @extend_schema(
@@ -199,6 +222,15 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
     def retrieve(self, request, *args, **kwargs) -> Response:
         tournament = self.get_object()
         payouts = tournament_payouts(tournament, now=timezone.now())
+        # As Tournament Info: before the start nobody is seated, placed or leading.
+        started = tournament.started_at is not None
+        standings = Standings(
+            clock=tournament_clock(tournament),
+            chip_leaders=[{"player": name, "chips": chips} for name, chips in chip_leaders(tournament)]
+            if started
+            else [],
+            finished=tournament_standings(tournament) if started else [],
+        )
         info = TournamentInfo(
             tournament=tournament,
             schedule=tournament_schedule(tournament),
@@ -208,6 +240,8 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
             rebuy=tournament if tournament.is_rebuy else None,
             addon=tournament if tournament.has_addon else None,
             satellite=tournament if tournament.satellite_target_id else None,
+            tables=tournament_tables(tournament) if started else [],
+            standings=standings,
         )
         return Response(self.get_serializer(info).data)
 

@@ -158,6 +158,45 @@ class ClockSerializer(serializers.Serializer):
         return UtcDateTimeField().to_representation(timezone.now())
 
 
+class SeatSerializer(serializers.Serializer):
+    """A seat as anyone watching the table sees it: no cards, no wallet."""
+
+    seat = serializers.IntegerField()
+    player = serializers.CharField(help_text="The player's screen name.")
+    chips = serializers.IntegerField(help_text="The stack.")
+    role = serializers.ChoiceField(
+        choices=["button", "small_blind", "big_blind", ""],
+        help_text="The button and the blinds of the hand in play or the next; empty for the others.",
+    )
+
+
+class TableSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    seats = SeatSerializer(many=True, help_text="The occupied seats, by seat number.")
+
+
+class ChipLeaderSerializer(serializers.Serializer):
+    player = serializers.CharField(help_text="The player's screen name.")
+    chips = serializers.IntegerField()
+
+
+class FinisherSerializer(serializers.Serializer):
+    place = serializers.CharField(help_text='"5", or "5-6" for players out in the same hand who share places.')
+    best = serializers.IntegerField(help_text="The best of the places shared.")
+    worst = serializers.IntegerField(help_text="The worst of the places shared; equal to best when not shared.")
+    player = serializers.CharField(help_text="The player's screen name.")
+    prize = serializers.IntegerField(
+        allow_null=True, help_text="In minor units; 0 out of the money, null until it is paid."
+    )
+
+
+class StandingsSerializer(serializers.Serializer):
+    players_left = serializers.IntegerField(source="clock.players_left", help_text="0 before the start and once over.")
+    average_stack = serializers.IntegerField(source="clock.average_stack", help_text="Of the players left.")
+    chip_leaders = ChipLeaderSerializer(many=True, help_text="The three biggest stacks, biggest first.")
+    finished = FinisherSerializer(many=True, help_text="The places finished so far, best first.")
+
+
 class TournamentDetailSerializer(serializers.Serializer):
     """Everything Tournament Info shows; the lobby row's fields keep their names."""
 
@@ -209,6 +248,13 @@ class TournamentDetailSerializer(serializers.Serializer):
     bounty = BountySerializer(source="tournament")
     satellite = SatelliteSerializer(allow_null=True, help_text="Null: not a satellite.")
     deals = DealsSerializer(source="tournament")
+    deal_in_progress = serializers.BooleanField(source="tournament.deal_in_progress")
+
+    hand_for_hand = serializers.BooleanField(
+        source="tournament.hand_for_hand", help_text="Every table finishes its hand, then all deal the next together."
+    )
+    tables = TableSerializer(many=True, help_text="The tables in play, by number; empty before the start.")
+    standings = StandingsSerializer()
 
 
 class InvalidFilterSerializer(ErrorSerializer):

@@ -469,3 +469,45 @@ def test_unknown_api_addresses_get_a_json_404(client, db, path):
     response = client.get(path)
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
+
+
+def test_detail_has_the_tables_and_standings_tournament_info_shows(client):
+    from tests.integration.test_deals import final_table
+    from tournaments.models import Entry
+    from tournaments.services.floor import floor_hand_finished
+
+    tournament, _players = final_table(4, prize_structure="winner_takes_all")
+    seated = list(Entry.objects.filter(tournament=tournament).select_related("player", "table").order_by("seat"))
+    loser, winner = seated[0], seated[1]
+    stacks = {entry.pk: entry.chips for entry in seated} | {loser.pk: 0, winner.pk: winner.chips + loser.chips}
+    floor_hand_finished(tournament_id=tournament.pk, table=seated[0].table.number, stacks=stacks, now=timezone.now())
+
+    body = client.get(detail(tournament)).json()
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+
+    (table,) = body["tables"]
+    assert table["number"] == seated[0].table.number
+    assert [seat["player"] for seat in table["seats"]] == [entry.player.screen_name for entry in seated[1:]]
+    assert [seat["chips"] for seat in table["seats"]] == [stacks[entry.pk] for entry in seated[1:]]
+    assert sorted(seat["role"] for seat in table["seats"]) == ["big_blind", "button", "small_blind"]
+    assert all(set(seat) == {"seat", "player", "chips", "role"} for seat in table["seats"])  # no cards, no wallet
+    standings = body["standings"]
+    assert standings["players_left"] == 3
+    assert standings["average_stack"] == sum(stacks.values()) // 3
+    assert standings["chip_leaders"][0] == {"player": winner.player.screen_name, "chips": stacks[winner.pk]}
+    assert standings["finished"] == [
+        {"place": "4", "best": 4, "worst": 4, "player": loser.player.screen_name, "prize": 0}  # out of the money
+    ]
+    assert (body["hand_for_hand"], body["deal_in_progress"]) == (False, False)
+    # The page shows the same players and places.
+    for name in [seat["player"] for seat in table["seats"]] + [loser.player.screen_name]:
+        assert name in page
+
+
+def test_detail_before_the_start_has_no_tables_and_nobody_placed(client, structure):
+    tournament = TournamentFactory(blind_structure=structure)
+
+    body = client.get(detail(tournament)).json()
+
+    assert body["tables"] == []
+    assert body["standings"] == {"players_left": 0, "average_stack": 0, "chip_leaders": [], "finished": []}
