@@ -68,6 +68,12 @@ class AuthTokenApi(PlayerApiView):
                 400: OpenApiResponse(
                     InvalidRequestSerializer, description="`invalid_credentials`; `invalid` (with `fields`)."
                 ),
+                401: OpenApiResponse(
+                    ErrorSerializer,
+                    description="`authentication_failed`: an `Authorization` header with an unknown or revoked "
+                    "token; send none to get a token.",
+                ),
+                403: AUTH_ERRORS[403],
                 429: OpenApiResponse(
                     ErrorSerializer,
                     description="`throttled`: too many attempts from this address or for this username (with the "

@@ -218,18 +218,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "tournaments.api.exception_handler",
-    # Every body the API takes is a JSON object (or a form); config.api says why.
-    "DEFAULT_PARSER_CLASSES": [
-        "config.api.JSONObjectParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # Every body the API takes is a JSON object (config.api); anything else is a 400 or 415.
+    "DEFAULT_PARSER_CLASSES": ["config.api.JSONObjectParser"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tournament portal API",
     "DESCRIPTION": "Public read API of the poker room's tournaments.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies as their own components, with what they refuse (blank strings...).
+    "COMPONENT_SPLIT_REQUEST": True,
     # Served from our own static files: the portal needs no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

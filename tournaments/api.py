@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 
 from django import forms
-from django.core.exceptions import PermissionDenied
+from django.apps import apps
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Case, F, QuerySet, Value, When
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
@@ -108,6 +108,8 @@ def exception_handler(exc, context):
         exc = Refused(str(exc), code=exc.code, status_code=402 if isinstance(exc, InsufficientFunds) else 400)
     elif isinstance(exc, Tournament.DoesNotExist):  # a service locking an unknown id
         exc = exceptions.NotFound(NO_SUCH_TOURNAMENT)
+    elif isinstance(exc, ObjectDoesNotExist):  # another service's unknown id
+        exc = exceptions.NotFound(_("There is no such %(thing)s.") % {"thing": _missing_thing(exc)})
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):
@@ -122,6 +124,14 @@ def exception_handler(exc, context):
     else:
         response.data = {"code": exc.detail.code, "message": str(exc.detail)}
     return response
+
+
+def _missing_thing(exc: ObjectDoesNotExist) -> str:
+    """The verbose name of the model whose DoesNotExist this is."""
+    for model in apps.get_models():
+        if type(exc) is model.DoesNotExist:
+            return str(model._meta.verbose_name)
+    return str(_("object"))
 
 
 def _sentence(detail) -> str:
@@ -141,16 +151,19 @@ def _tournaments() -> QuerySet[Tournament]:
 
 
 def _filter_parameters() -> list[OpenApiParameter]:
-    """The lobby form's fields as query parameters, so the schema follows the form."""
+    """The lobby form's fields as query parameters, so the schema follows the form:
+    a blank value is "any", as in the lobby."""
     parameters = []
     for name, field in LobbyFilterForm.base_fields.items():
         if isinstance(field, forms.ChoiceField):
-            kind, enum = str, [value for value, _label in field.choices if value]
+            schema = {"type": "string", "enum": [value for value, _label in field.choices]}
         elif isinstance(field, forms.DecimalField):
-            kind, enum = OpenApiTypes.NUMBER, None
+            whole = field.max_digits - field.decimal_places
+            digits = rf"\d{{1,{whole}}}(\.\d{{1,{field.decimal_places}}})?"
+            schema = {"type": "string", "pattern": f"^({digits})?$", "example": "15.50"}
         else:
-            kind, enum = str, None
-        parameters.append(OpenApiParameter(name, kind, enum=enum, description=field.label))
+            schema = {"type": "string", "maxLength": field.max_length}
+        parameters.append(OpenApiParameter(name, schema, description=field.label))
     return parameters
 
 
@@ -251,7 +264,7 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
 IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    {"type": "string", "pattern": f"^{IDEMPOTENCY_KEY.pattern}$"},
     location=OpenApiParameter.HEADER,
     required=False,
     description=(

@@ -160,3 +160,15 @@ def test_a_null_form_of_payment_is_refused_naming_the_field_not_taken_as_cash(pl
     assert refused(response, 400, "invalid") == "form: This field may not be null."
     assert not Entry.objects.exists()
     assert books() == before
+
+
+def test_a_deal_that_does_not_exist_is_a_json_404(player):
+    response = token_client(player).post("/api/v1/deals/424242/consent/", {"wants": True}, format="json")
+
+    assert refused(response, 404, "not_found") == "There is no such negotiation."
+
+
+def test_a_form_body_is_refused_as_json(player):
+    response = token_client(player).post(TOKEN, {"username": "alice"}, format="multipart")
+
+    assert refused(response, 415, "unsupported_media_type").startswith('Unsupported media type "multipart/form-data')
