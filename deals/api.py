@@ -13,7 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from deals import services
-from deals.models import Negotiation, Proposal
+from deals.models import Negotiation, Proposal, ProposalKind
 from deals.selectors import open_proposal, proposal_lines
 from deals.serializers import DealAnswerSerializer, DealConsentSerializer
 
@@ -39,8 +39,25 @@ NEGOTIATION = inline_serializer(
         "tournament": serializers.IntegerField(),
         "status": serializers.CharField(),
         "ticket": serializers.CharField(),
-        "players": serializers.ListField(child=serializers.DictField()),
-        "proposal": serializers.DictField(allow_null=True),
+        "players": inline_serializer(
+            "DealPlayer",
+            {
+                "entry": serializers.IntegerField(),
+                "player": serializers.CharField(),
+                "wants_to_negotiate": serializers.BooleanField(allow_null=True, help_text="Null: not said yet."),
+            },
+            many=True,
+        ),
+        "proposal": inline_serializer(
+            "DealProposal",
+            {
+                "id": serializers.IntegerField(),
+                "kind": serializers.ChoiceField(choices=ProposalKind.choices),
+                "play_for": serializers.IntegerField(help_text="Left to play for, in minor units."),
+            },
+            allow_null=True,
+            help_text="The open proposal; null when none is open.",
+        ),
         "lines": LINE,
     },
 )
