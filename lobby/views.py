@@ -375,7 +375,7 @@ def _timeline(schedule) -> list[dict]:
             "is_break": True,
             "addon": brk.addon,
             "starts_at": brk.starts_at,
-            "minutes": int((brk.ends_at - brk.starts_at).total_seconds() // 60),
+            "length": brk.ends_at - brk.starts_at,
         }
         for brk in schedule.breaks
     ]

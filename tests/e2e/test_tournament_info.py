@@ -73,7 +73,7 @@ def test_times_are_the_browsers_local_times_after_a_reload_too(page, structure):
     # The first visit stored the zone in a cookie: now the server renders local times itself.
     assert any(cookie["name"] == "tz" for cookie in page.context.cookies())
     html = page.request.get(f"/tournaments/{tournament.pk}/").text()
-    assert re.search(r'<tr class="break"><td colspan="3">Break</td><td>5</td><td><time [^>]*>07:55<', html)
+    assert re.search(r'<tr class="break"><td colspan="3">Break</td><td>5 minutes</td><td><time [^>]*>07:55<', html)
 
 
 def test_the_danish_info_page_is_in_danish(page, structure):

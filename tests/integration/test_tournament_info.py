@@ -27,7 +27,7 @@ def info(client, tournament) -> str:
 def test_synchronised_breaks_fall_at_55_past_each_hour(client, structure):
     tournament = TournamentFactory(blind_structure=structure, scheduled_start=future_day_at(7, 25))
     body = info(client, tournament)
-    assert '<tr class="break"><td colspan="3">Break</td><td>5</td><td><time' in body
+    assert '<tr class="break"><td colspan="3">Break</td><td>5 minutes</td><td><time' in body
     breaks = body.split('<tr class="break">')[1:]
     assert [chunk.split("data-local>")[1][:5] for chunk in breaks[:3]] == ["07:55", "08:55", "09:55"]
     assert "55 minutes past every hour" in body
@@ -48,7 +48,7 @@ def test_level_table_shows_each_levels_start_time(client, db):
     structure = BlindStructureFactory(levels=[(10, 20, 0, 15), (15, 30, 0, 15), (25, 50, 5, 15)])
     tournament = TournamentFactory(blind_structure=structure, scheduled_start=future_day_at(12, 0), break_policy="none")
     body = info(client, tournament)
-    assert "<td>2</td><td>15 / 30</td><td>0</td><td>15</td>" in body
+    assert "<td>2</td><td>15 / 30</td><td>0</td><td>15 minutes</td>" in body
     assert [
         chunk.split("data-local>")[1][:5] for chunk in body.split('<table class="levels">')[1].split("<time")[1:]
     ] == [
@@ -57,6 +57,25 @@ def test_level_table_shows_each_levels_start_time(client, db):
         "12:30",
     ]
     assert "No breaks in this tournament." in body
+
+
+def test_sub_minute_levels_and_breaks_show_their_seconds(client, db):
+    # Rule 17: interval breaks; the demo's Clock Sprint has levels and breaks this short.
+    structure = BlindStructureFactory(levels=[(10, 20, 0, 0, 45), (15, 30, 0, 1, 30), (25, 50, 0, 2)])
+    tournament = TournamentFactory(
+        blind_structure=structure,
+        scheduled_start=future_day_at(12, 0),
+        break_policy="interval",
+        break_minutes=0,
+        break_seconds=30,
+        break_interval_minutes=2,
+    )
+    body = info(client, tournament)
+    assert "A break of 30 seconds after every 2 minutes of play." in body
+    assert "<td>1</td><td>10 / 20</td><td>0</td><td>45 seconds</td>" in body
+    assert "<td>2</td><td>15 / 30</td><td>0</td><td>1 minute 30 seconds</td>" in body
+    assert '<tr class="break"><td colspan="3">Break</td><td>30 seconds</td>' in body
+    assert "0 minute" not in body
 
 
 def test_deadlines_are_clock_times(client, structure):
@@ -103,7 +122,7 @@ def test_rebuy_and_addon_terms_and_the_addon_break(client, structure):
     assert "€5 + €0.50 for 15,000 chips" in body
     # 20-minute levels from 07:00: the 07:55 break stops level 3's clock for five
     # minutes, so the rebuy period ends at 08:05 and the add-on break follows it.
-    assert '<tr class="break addon"><td colspan="3">Add-on break</td><td>3</td><td><time' in body
+    assert '<tr class="break addon"><td colspan="3">Add-on break</td><td>3 minutes</td><td><time' in body
     assert body.split('<tr class="break addon">')[1].split("data-local>")[1][:5] == "08:05"
 
 
