@@ -72,7 +72,7 @@ class Payouts:
 
 def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     """The payout table for the current entrants; provisional until registration
-    and the rebuy period are over (rule 7)."""
+    and the rebuy period are over, or the event is (rule 7)."""
     pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
     seat_value = None
     if tournament.satellite_target_id:
@@ -85,7 +85,11 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
         seat_value=seat_value,
     )
     registration_over = now >= tournament_deadlines(tournament).late_registration_closes_at
-    locked = tournament.payouts_locked_at is not None or (registration_over and _rebuys_over(tournament, now))
+    locked = (
+        tournament.payouts_locked_at is not None
+        or tournament.status in (Status.FINISHED, Status.CANCELLED)
+        or (registration_over and _rebuys_over(tournament, now))
+    )
     return Payouts(pool=pool, places=places, provisional=not locked)
 
 

@@ -4,7 +4,11 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tournaments.models import Entry, Tournament
+from tournaments.services.cancellation import tournament_cancel
+from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
+from tournaments.services.floor import floor_hand_finished
 from wallet.services import deposit_create
 
 
@@ -182,3 +186,66 @@ def test_deals_not_allowed_is_shown(client, structure):
 
 def test_unknown_tournament_is_404(client, db):
     assert client.get("/tournaments/999999/").status_code == 404
+
+
+# A finished or cancelled event (rules 7, 11, 12, 22)
+
+
+def played_to_the_end(players) -> Tournament:
+    """An event of `players` (the first wins, the last is out first) played to its end
+    through the services while its late registration is still open."""
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(),
+        scheduled_start=now + timedelta(minutes=5),
+        break_policy="none",
+        late_registration_minutes=60,
+    )
+    for person in players:
+        deposit_create(user=person, currency="EUR", amount=1100, idempotency_key=f"test:{person.pk}")
+        entry_register(tournament_id=tournament.pk, player=person, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    at = tournament.scheduled_start + timedelta(minutes=1)
+    for loser in reversed(players[1:]):
+        stacks = dict(Entry.objects.filter(tournament=tournament, finish_best=None).values_list("player", "chips"))
+        entries = dict(Entry.objects.filter(tournament=tournament).values_list("player", "pk"))
+        result = {entries[person]: chips for person, chips in stacks.items()}
+        result[entries[players[0].pk]] += result[entries[loser.pk]]
+        result[entries[loser.pk]] = 0
+        floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=result, now=at)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    return tournament
+
+
+def test_a_finished_event_shows_registration_closed_final_payouts_and_each_players_place_and_prize(
+    client, player, other_player
+):
+    tournament = played_to_the_end([player, other_player, UserFactory()])
+
+    client.force_login(player)
+    body = info(client, tournament)
+    assert "<dt>Registration</dt><dd>Closed</dd>" in body
+    assert "Open now" not in body
+    assert "Payouts (provisional)" not in body
+    assert "<h3>Payouts</h3>" in body
+    assert "You won the tournament. Your prize: €30." in " ".join(body.split())
+    assert "You are registered" not in body
+
+    client.force_login(other_player)
+    assert "You finished in place 2." in info(client, tournament)
+
+
+def test_a_cancelled_event_shows_registration_closed_no_payouts_and_the_refund(client, player):
+    tournament = TournamentFactory(blind_structure=BlindStructureFactory(), registration_opens_at=None)
+    deposit_create(user=player, currency="EUR", amount=1100, idempotency_key="test:player")
+    entry_register(tournament_id=tournament.pk, player=player, now=timezone.now())
+    tournament_cancel(tournament_id=tournament.pk, actor=None, reason="Storm.", now=timezone.now())
+
+    client.force_login(player)
+    body = info(client, tournament)
+    assert "<dt>Registration</dt><dd>Closed</dd>" in body
+    assert "Open now" not in body
+    assert "Payouts (provisional)" not in body
+    assert '<table class="payouts">' not in body
+    assert "This tournament has been cancelled. Your refund is in your wallet." in body
