@@ -150,3 +150,15 @@ def test_an_unknown_time_zone_cookie_falls_back_to_utc(client, structure):
     TournamentFactory(blind_structure=structure)
     client.cookies["tz"] = "Mars/Olympus_Mons"
     assert client.get("/").status_code == 200
+
+
+@pytest.mark.parametrize("sort", ["prize_pool", "buy_in"])
+def test_sorting_compares_amounts_across_currencies_by_their_value(client, structure, sort):
+    # 1,650 kr. is worth far less than €1,500; a T-Money pool counts as the euro it buys.
+    make = TournamentFactory
+    make(name="Krone Cup", blind_structure=structure, currency="DKK", buy_in=165_000, guarantee=165_000)
+    make(name="Euro Cup", blind_structure=structure, currency="EUR", buy_in=150_000, guarantee=150_000)
+    make(name="Dollar Cup", blind_structure=structure, currency="USD", buy_in=120_000, guarantee=120_000)
+    make(name="Token Cup", blind_structure=structure, entry_kind="tmoney", currency="TMY", buy_in=1000, guarantee=1000)
+    assert lobby_names(client.get(f"/?sort=-{sort}")) == ["Euro Cup", "Dollar Cup", "Krone Cup", "Token Cup"]
+    assert lobby_names(client.get(f"/?sort={sort}")) == ["Token Cup", "Krone Cup", "Dollar Cup", "Euro Cup"]
