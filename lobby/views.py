@@ -145,6 +145,8 @@ def _own_mark_html(tournament_id: int, registered: bool) -> str:
 def own_mark(request, pk: int):
     """A lobby row's mark for the viewer alone: fetched again when their entry
     changes (lobby.live), as a shared row update never carries it."""
+    if not Tournament.objects.filter(pk=pk).exists():
+        raise Http404
     registered = request.user.is_authenticated and bool(player_entered(request.user.pk, [pk]))
     return HttpResponse(_own_mark_html(pk, registered))
 

@@ -215,6 +215,7 @@ def test_a_signed_in_player_sees_registered_on_the_events_they_are_in_and_nobody
     client.force_login(other_player)
     assert "Registered" not in client.get("/").content.decode()
     assert "Registered" not in client.get(f"/tournaments/{theirs.pk}/mark/").content.decode()
+    assert client.get(f"/tournaments/{other.pk + 1000}/mark/").status_code == 404
 
 
 def row_of(body: str, tournament) -> str:
