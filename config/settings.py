@@ -151,6 +151,11 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# The lobby sorts prize pools and buy-ins in different currencies by their value in
+# euros at these fixed reference rates (one unit in euros): for ordering only, never
+# for money. T-Money buys one unit of an event's currency; it is counted as a euro.
+LOBBY_SORT_RATES = {"EUR": 1.0, "USD": 0.92, "DKK": 0.134, "TMY": 1.0}
+
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # collectstatic writes here (the release step); WhiteNoise serves it from the WSGI workers.

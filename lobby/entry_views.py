@@ -19,7 +19,16 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Tournament
+from tournaments.models import (
+    ENTERED,
+    Entry,
+    EntryStatus,
+    PaymentForm,
+    PrizeStructure,
+    PurchaseKind,
+    Status,
+    Tournament,
+)
 from tournaments.rules.registration import unregistration_refusal
 from tournaments.selectors import tournament_window
 from tournaments.services.entries import (
@@ -65,7 +74,18 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
     if entry is None:
         refusal = entry_refusal(tournament, now=now)
         options = [] if refusal else payment_options(tournament=tournament, player=request.user, now=now)
-        return {**context, "closed": refusal, "buttons": [_register_button(option) for option in options]}
+        refunded = (
+            refusal == "cancelled"
+            and tournament.entries.filter(player=request.user, status=EntryStatus.REFUNDED).exists()
+        )
+        return {
+            **context,
+            "closed": refusal,
+            "refunded": refunded,
+            "buttons": [_register_button(option) for option in options],
+        }
+    if entry.finish_best is not None:
+        return {**context, "entry": entry, "finish": _finish(tournament, entry)}
     can = {
         "unregister": unregistration_refusal(now=now, status=tournament.status, window=window) is None,
         "rebuy": chips_refusal(tournament, entry, kind=PurchaseKind.REBUY, now=now) is None,
@@ -79,6 +99,28 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
         "addon_price": money(tournament.addon_price + tournament.addon_fee, currency),
         "unregistration_closes_at": window.unregistration_closes_at,
     }
+
+
+@dataclass(frozen=True)
+class Finish:
+    """How the viewer's entry ended: their place (rule 12) and what they won."""
+
+    won: bool
+    place: str
+    prize_text: str  # "" when nothing was won or it is not paid yet
+    prize_due: bool  # a cash prize not paid until the payouts are final (rule 7)
+
+
+def _finish(tournament: Tournament, entry: Entry) -> Finish:
+    best, worst = entry.finish_best, entry.finish_worst
+    place = f"{best}" if worst in (None, best) else f"{best}-{worst}"
+    satellite = tournament.prize_structure == PrizeStructure.SATELLITE  # seats, not money
+    return Finish(
+        won=best == 1 and worst in (None, 1) and tournament.status == Status.FINISHED,
+        place=place,
+        prize_text=money(entry.prize, tournament.pool_currency) if entry.prize else "",
+        prize_due=entry.prize is None and not satellite,
+    )
 
 
 def registration_card(request, pk: int):

@@ -11,8 +11,8 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
 - A table's group gets the table (seats, stacks, button, the hand it is on) each
   time it changes.
 - A player's own group gets only the names of what to fetch again (their
-  registration card, their balances): what is private is rendered for them alone,
-  by the request that fetches it.
+  registration card, their "Registered" mark on the lobby's row, their balances):
+  what is private is rendered for them alone, by the request that fetches it.
 """
 
 import datetime
@@ -56,7 +56,8 @@ def publish(events: Sequence[object]) -> list[Message]:
             case TablesChanged(tournament_id=tournament_id, numbers=numbers):
                 tables.setdefault(tournament_id, set()).update(numbers)
             case EntryChanged(tournament_id=tournament_id, player_id=player_id):
-                refreshes.append(Refresh(group_name("user", user_id=player_id), (f"registration-{tournament_id}",)))
+                names = (f"registration-{tournament_id}", f"lobby-mark-{tournament_id}")
+                refreshes.append(Refresh(group_name("user", user_id=player_id), names))
             case BalancesChanged(owner_ids=owner_ids):
                 refreshes += [Refresh(group_name("user", user_id=owner), ("balances",)) for owner in sorted(owner_ids)]
     readers = {tournament_id: _reader(tournament_id) for tournament_id in [*changed, *tables]}

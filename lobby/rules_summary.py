@@ -1,33 +1,34 @@
 """The room's rules (RULES.md) as Tournament Info states them for one event."""
 
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from datetime import timedelta
 
+from django.utils.translation import gettext as _
+
+from lobby.templatetags.poker import duration
 from tournaments.models import BettingStructure, BountyKind, BreakPolicyKind, Game, Tournament
+from tournaments.rules.schedule import BreakPolicy
 
 
 def break_policy_text(tournament: Tournament) -> str:
     if tournament.break_policy == BreakPolicyKind.NONE:
         return _("No breaks in this tournament.")
-    # English says "a 5-minute break" for any number; other languages need the plural.
+    policy = BreakPolicy(
+        minutes=tournament.break_minutes,
+        seconds=tournament.break_seconds,
+        interval_minutes=tournament.break_interval_minutes,
+        interval_seconds=tournament.break_interval_seconds,
+    )
     if tournament.break_policy == BreakPolicyKind.SYNCHRONISED:
-        text = ngettext(
-            "A %(minutes)d-minute break at 55 minutes past every hour.",
-            "A %(minutes)d-minute break at 55 minutes past every hour.",
-            tournament.break_minutes,
-        ) % {"minutes": tournament.break_minutes}
+        text = _("A break of %(length)s at 55 minutes past every hour.") % {"length": duration(policy.length)}
         if tournament.has_addon and tournament.addon_break_minutes:
-            text += " " + ngettext(
-                "An extra %(minutes)d-minute add-on break follows the rebuy period.",
-                "An extra %(minutes)d-minute add-on break follows the rebuy period.",
-                tournament.addon_break_minutes,
-            ) % {"minutes": tournament.addon_break_minutes}
+            text += " " + _("An extra add-on break of %(length)s follows the rebuy period.") % {
+                "length": duration(timedelta(minutes=tournament.addon_break_minutes))
+            }
     else:
-        text = ngettext(
-            "A %(minutes)d-minute break after every %(interval)d minutes of play.",
-            "A %(minutes)d-minute break after every %(interval)d minutes of play.",
-            tournament.break_minutes,
-        ) % {"minutes": tournament.break_minutes, "interval": tournament.break_interval_minutes}
+        text = _("A break of %(length)s after every %(interval)s of play.") % {
+            "length": duration(policy.length),
+            "interval": duration(policy.interval),
+        }
     return (
         text
         + " "

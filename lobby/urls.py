@@ -9,6 +9,7 @@ urlpatterns = [
     path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
     path("tournaments/<int:pk>/tables/<int:number>/", views.table_view, name="table"),
     path("wallet/", wallet_views.wallet, name="wallet"),
+    path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),
     path("tournaments/<int:pk>/register/", entry_views.register, name="register"),

@@ -23,10 +23,13 @@ from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Table, Tournament, tournament_tags
 from tournaments.rules import pricing
+from tournaments.rules.registration import registration_refusal
 from tournaments.selectors import (
     LOBBY_FIELDS,
     SeatView,
     chip_leaders,
+    player_entered,
+    registration_window,
     tournament_clock,
     tournament_deadlines,
     tournament_list_for_lobby,
@@ -45,8 +48,6 @@ LOBBY_PAGE_SIZE = 50
 # once a second per filter rather than once per viewer. Live rows keep an open page
 # current after that.
 LOBBY_CACHE_SECONDS = 1
-# Rows of these events offer the viewer's registration card.
-OPEN_FOR_ENTRIES = frozenset({Status.REGISTERING, Status.LATE_REGISTRATION, Status.ON_BREAK, Status.PAUSED})
 COLUMNS = [
     ("start", gettext_lazy("Start")),
     ("name", gettext_lazy("Tournament")),
@@ -68,6 +69,7 @@ class LobbyParts:
     status: int  # 400 for filters that do not validate
     filters_html: str
     results_html: str
+    ids: tuple[int, ...] = ()  # the events listed, for the viewer's own marks
 
 
 @vary_on_headers("Cookie", "HX-Request")
@@ -84,7 +86,7 @@ def lobby(request):
     if request.htmx:
         parts = lobby_parts(params, page_number)
         sort_field = render_to_string("lobby/lobby.html#sortfield", {"sort": params.get("sort"), "oob": True})
-        return HttpResponse(parts.results_html + sort_field, status=parts.status)
+        return HttpResponse(_with_own_marks(request, parts) + sort_field, status=parts.status)
     if settings.SESSION_COOKIE_NAME in request.COOKIES:
         return _lobby_page(request, lobby_parts(params, page_number))  # possibly signed in
     return _visitor_lobby_page(request, params, page_number)
@@ -117,8 +119,36 @@ def _render_visitor_page(request, parts: LobbyParts):
 
 def _lobby_page(request, parts: LobbyParts):
     # Our own renders of the partials.
-    context = {"filters_html": mark_safe(parts.filters_html), "results_html": mark_safe(parts.results_html)}  # noqa: S308
+    context = {
+        "filters_html": mark_safe(parts.filters_html),  # noqa: S308
+        "results_html": mark_safe(_with_own_marks(request, parts)),  # noqa: S308
+    }
     return render(request, "lobby/lobby.html", context, status=parts.status)
+
+
+def _with_own_marks(request, parts: LobbyParts) -> str:
+    """The shared results with a signed-in player's "Registered" marks: each listed
+    row carries an empty mark, filled here for the events the player is in."""
+    if not parts.ids or not request.user.is_authenticated:
+        return parts.results_html
+    html = parts.results_html
+    for tournament_id in player_entered(request.user.pk, parts.ids):
+        html = html.replace(_own_mark_html(tournament_id, False), _own_mark_html(tournament_id, True))
+    return html
+
+
+def _own_mark_html(tournament_id: int, registered: bool) -> str:
+    path = reverse("lobby:own_mark", args=[tournament_id])
+    return get_template("lobby/lobby.html#mark").render({"id": tournament_id, "path": path, "registered": registered})
+
+
+def own_mark(request, pk: int):
+    """A lobby row's mark for the viewer alone: fetched again when their entry
+    changes (lobby.live), as a shared row update never carries it."""
+    if not Tournament.objects.filter(pk=pk).exists():
+        raise Http404
+    registered = request.user.is_authenticated and bool(player_entered(request.user.pk, [pk]))
+    return HttpResponse(_own_mark_html(pk, registered))
 
 
 def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
@@ -135,11 +165,13 @@ def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
     form = LobbyFilterForm(params)
     valid = form.is_valid()
     filters = {"form": form, "choice_fields": _choice_fields(form)}
+    results = _results_context(form, params, page_number, valid)
     return LobbyParts(
         read_at=read_at,
         status=200 if valid else 400,
         filters_html=render_to_string("lobby/lobby.html#filters", filters),
-        results_html=render_to_string("lobby/lobby.html#results", _results_context(form, params, page_number, valid)),
+        results_html=render_to_string("lobby/lobby.html#results", results),
+        ids=tuple(row["id"] for row in results.get("rows", ())),
     )
 
 
@@ -200,6 +232,8 @@ class LobbyRowWriter:
     def __init__(self):
         self.info_path_around_id = reverse("lobby:tournament", args=[_SOME_ID]).split(str(_SOME_ID))
         self.registration_path_around_id = reverse("lobby:registration_row", args=[_SOME_ID]).split(str(_SOME_ID))
+        self.mark_path_around_id = reverse("lobby:own_mark", args=[_SOME_ID]).split(str(_SOME_ID))
+        self.now = timezone.now()
         # Translators: a date format for the date filter: D weekday, j day, M month (b: lower case), Y year, H:i time.
         self.start_format = _("D j M, H:i")
         self.game_labels = {game: str(label) for game, label in Game.choices}
@@ -213,6 +247,15 @@ class LobbyRowWriter:
         # Integers are only ever grouped ("1,000"); where 1000 is written "1000" here,
         # str() writes every integer as the template would.
         self.integer = str if formats.localize(1000) == "1000" else formats.localize
+
+    def _registration_refusal(self, row: dict) -> str | None:
+        return registration_refusal(
+            now=self.now,
+            status=row["status"],
+            window=registration_window(row),
+            entries=row["entries_count"],
+            capacity=row["max_entrants"],
+        )
 
     def _start_text(self, start) -> str:
         return formats.date_format(start, self.start_format)
@@ -238,9 +281,11 @@ class LobbyRowWriter:
             "start_iso": start.isoformat(),  # what the date filter writes for "c"
             "start_text": self.start_text(start),
             "info_path": str(row["id"]).join(self.info_path_around_id),
+            # The registration service's own rule (rule 9): closed, not open yet, full.
             "registration_path": (
-                str(row["id"]).join(self.registration_path_around_id) if row["status"] in OPEN_FOR_ENTRIES else ""
+                "" if self._registration_refusal(row) else str(row["id"]).join(self.registration_path_around_id)
             ),
+            "mark_path": str(row["id"]).join(self.mark_path_around_id),
             "name": row["name"],
             "game_label": f"{BETTING_SHORT[row['betting']]} {self.game_labels[row['game']]}",
             "buy_in_text": self.buy_in_text(
@@ -375,7 +420,7 @@ def _timeline(schedule) -> list[dict]:
             "is_break": True,
             "addon": brk.addon,
             "starts_at": brk.starts_at,
-            "minutes": int((brk.ends_at - brk.starts_at).total_seconds() // 60),
+            "length": brk.ends_at - brk.starts_at,
         }
         for brk in schedule.breaks
     ]

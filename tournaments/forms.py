@@ -4,29 +4,45 @@ refuse exactly the same input."""
 from datetime import timedelta
 
 from django import forms
-from django.db.models import F, Q, QuerySet, Subquery, Value
+from django.conf import settings
+from django.db.models import Case, ExpressionWrapper, F, FloatField, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models import TAG_FILTERS, BettingStructure, Game, Status, Tag, Tournament
+from tournaments.models import TAG_FILTERS, BettingStructure, EntryKind, Game, Status, Tag, Tournament
 from wallet.models import Currency
 from wallet.money import minor_units
+
+# The prize pool the lobby shows and sorts by: what entrants paid in, or the guarantee.
+POOL = Greatest(F("prize_contributions"), F("guarantee"))
+
+
+def in_reference_currency(field: str) -> ExpressionWrapper:
+    """`field`, minor units of the event's pool currency, at the reference rates of
+    settings.LOBBY_SORT_RATES: a sort key across currencies, never an amount."""
+    rates = settings.LOBBY_SORT_RATES
+    rate = Case(
+        When(entry_kind=EntryKind.TMONEY, then=Value(rates[Currency.TMONEY])),
+        *(When(currency=code, then=Value(rate)) for code, rate in rates.items()),
+        default=Value(1.0),
+        output_field=FloatField(),
+    )
+    return ExpressionWrapper(F(field) * rate, output_field=FloatField())
+
 
 SORTS = {
     "start": ("scheduled_start", "id"),
     "name": ("name", "id"),
-    "buy_in": ("buy_in", "fee", "id"),
+    "buy_in": (in_reference_currency("buy_in"), in_reference_currency("fee"), "id"),
     "entrants": ("entries_count", "id"),
-    "prize_pool": ("pool", "id"),
+    "prize_pool": (in_reference_currency("pool"), "id"),
     "status": ("status", "scheduled_start", "id"),
 }
 SORT_CHOICES = [(key, key) for key in SORTS] + [(f"-{key}", f"-{key}") for key in SORTS]
 # Finished and cancelled events stay in the default lobby this long after their start.
 RECENT = timedelta(hours=12)
 # Still to play or in play; a partial index (Tournament.Meta) covers exactly these.
-# The prize pool the lobby shows and sorts by: what entrants paid in, or the guarantee.
-POOL = Greatest(F("prize_contributions"), F("guarantee"))
 IN_PLAY = ~Q(status__in=[Status.FINISHED, Status.CANCELLED])
 
 
@@ -80,10 +96,9 @@ class LobbyFilterForm(forms.Form):
         if data.get("buy_in_max") is not None:
             queryset = queryset.filter(buy_in__lte=minor_units(data["buy_in_max"]))
         sort = data.get("sort") or "start"
-        fields = SORTS[sort.lstrip("-")]
-        if sort.startswith("-"):
-            fields = tuple(f"-{field}" for field in fields)
-        return queryset.annotate(pool=POOL).order_by(*fields)
+        keys = [F(key) if isinstance(key, str) else key for key in SORTS[sort.lstrip("-")]]
+        descending = sort.startswith("-")
+        return queryset.annotate(pool=POOL).order_by(*(key.desc() if descending else key.asc() for key in keys))
 
     def error_message(self) -> str:
         """All problems in one sentence per field, for a 400 response."""

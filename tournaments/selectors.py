@@ -1,12 +1,14 @@
 """Reads: what the lobby, Tournament Info and the API show."""
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
 
-from tournaments.models import Entry, EntryStatus, Status, Tournament
+from tournaments.models import ENTERED, Entry, EntryStatus, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
@@ -52,14 +54,34 @@ def tournament_schedule(
     )
 
 
+# The fields registration's window is built from (registration_window).
+WINDOW_FIELDS = (
+    "scheduled_start",
+    "registration_opens_at",
+    "late_registration_minutes",
+    "extended_late_registration_minutes",
+    "unregistration_deadline_minutes",
+    "unregistration_allowed",
+    "late_registration_closed_at",
+)
+
+
 def tournament_deadlines(tournament: Tournament) -> Deadlines:
+    return _deadlines(_window_fields(tournament))
+
+
+def _window_fields(tournament: Tournament) -> dict[str, Any]:
+    return {name: getattr(tournament, name) for name in WINDOW_FIELDS}
+
+
+def _deadlines(fields: Mapping[str, Any]) -> Deadlines:
     return deadlines(
-        start=tournament.scheduled_start,
-        registration_opens_at=tournament.registration_opens_at,
-        late_registration_minutes=tournament.late_registration_minutes,
-        extended_late_registration_minutes=tournament.extended_late_registration_minutes,
-        unregistration_deadline_minutes=tournament.unregistration_deadline_minutes,
-        unregistration_allowed=tournament.unregistration_allowed,
+        start=fields["scheduled_start"],
+        registration_opens_at=fields["registration_opens_at"],
+        late_registration_minutes=fields["late_registration_minutes"],
+        extended_late_registration_minutes=fields["extended_late_registration_minutes"],
+        unregistration_deadline_minutes=fields["unregistration_deadline_minutes"],
+        unregistration_allowed=fields["unregistration_allowed"],
     )
 
 
@@ -72,7 +94,7 @@ class Payouts:
 
 def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     """The payout table for the current entrants; provisional until registration
-    and the rebuy period are over (rule 7)."""
+    and the rebuy period are over, or the event is (rule 7)."""
     pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
     seat_value = None
     if tournament.satellite_target_id:
@@ -85,7 +107,11 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
         seat_value=seat_value,
     )
     registration_over = now >= tournament_deadlines(tournament).late_registration_closes_at
-    locked = tournament.payouts_locked_at is not None or (registration_over and _rebuys_over(tournament, now))
+    locked = (
+        tournament.payouts_locked_at is not None
+        or tournament.status in (Status.FINISHED, Status.CANCELLED)
+        or (registration_over and _rebuys_over(tournament, now))
+    )
     return Payouts(pool=pool, places=places, provisional=not locked)
 
 
@@ -96,29 +122,34 @@ def _rebuys_over(tournament: Tournament, now: datetime) -> bool:
     return tournament.rebuy_levels <= len(levels) and now >= levels[tournament.rebuy_levels - 1].ends_at
 
 
-LOBBY_FIELDS = (
-    "id",
-    "name",
-    "game",
-    "betting",
-    "entry_kind",
-    "currency",
-    "buy_in",
-    "fee",
-    "bounty_amount",
-    "entries_count",
-    "max_entrants",
-    "pool",
-    "guarantee",
-    "status",
-    "scheduled_start",
-    "bounty_kind",
-    "satellite_target_id",
-    "rebuy_chips",
-    "speed",
-    "heads_up",
-    "deepstack",
-    "deal_in_progress",
+LOBBY_FIELDS = tuple(
+    dict.fromkeys(
+        (
+            "id",
+            "name",
+            "game",
+            "betting",
+            "entry_kind",
+            "currency",
+            "buy_in",
+            "fee",
+            "bounty_amount",
+            "entries_count",
+            "max_entrants",
+            "pool",
+            "guarantee",
+            "status",
+            "scheduled_start",
+            "bounty_kind",
+            "satellite_target_id",
+            "rebuy_chips",
+            "speed",
+            "heads_up",
+            "deepstack",
+            "deal_in_progress",
+            *WINDOW_FIELDS,
+        )
+    )
 )
 
 
@@ -129,14 +160,25 @@ def tournament_list_for_lobby(form) -> QuerySet:
 
 def tournament_window(tournament: Tournament) -> Window:
     """The instants that bound registration and unregistration (rules 9, 10)."""
-    limits = tournament_deadlines(tournament)
+    return registration_window(_window_fields(tournament))
+
+
+def registration_window(fields: Mapping[str, Any]) -> Window:
+    """tournament_window from an event's WINDOW_FIELDS (a lobby row's values)."""
+    limits = _deadlines(fields)
     return Window(
         registration_opens_at=limits.registration_opens_at,
-        start=tournament.scheduled_start,
+        start=fields["scheduled_start"],
         late_registration_closes_at=limits.late_registration_closes_at,
-        closed_early_at=tournament.late_registration_closed_at,
+        closed_early_at=fields["late_registration_closed_at"],
         unregistration_closes_at=limits.unregistration_closes_at,
     )
+
+
+def player_entered(player_id: int, tournament_ids: Collection[int]) -> set[int]:
+    """Which of these events the player is in (rule 9: registered, or out)."""
+    entries = Entry.objects.filter(player_id=player_id, tournament_id__in=tournament_ids, status__in=ENTERED)
+    return set(entries.values_list("tournament_id", flat=True))
 
 
 def rebuy_period_ends_at(tournament: Tournament, schedule: Schedule) -> datetime | None:

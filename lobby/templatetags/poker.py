@@ -2,8 +2,11 @@
 the viewer's own cards. Money is `{% load money %}` (wallet), chips `{% load chips %}`
 (tournaments)."""
 
+from datetime import timedelta
+
 from django import template
 from django.urls import translate_url
+from django.utils.translation import ngettext
 
 from tournaments.models import Tag
 
@@ -11,9 +14,16 @@ register = template.Library()
 
 
 @register.filter
-def level_length(level) -> str:
-    """A level's minutes, as "m:ss" when it has seconds too."""
-    return f"{level.minutes}:{level.seconds:02d}" if level.seconds else str(level.minutes)
+def duration(length: timedelta) -> str:
+    """A level's or a break's length in words ("20 minutes", "30 seconds", "1 minute
+    30 seconds"): a length under a minute in seconds, never "0 minutes"."""
+    minutes, seconds = divmod(int(length.total_seconds()), 60)
+    words = []
+    if minutes or not seconds:
+        words.append(ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes})
+    if seconds:
+        words.append(ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds})
+    return " ".join(words)
 
 
 @register.filter

@@ -141,7 +141,25 @@
       (command.refresh || []).forEach(refresh);
       return;
     }
-    window.htmx.swap(document.body, text, { swapStyle: "none" });
+    var parts = present(text);
+    if (parts) window.htmx.swap(document.body, parts, { swapStyle: "none" });
+  }
+
+  // A shared message may carry parts this page does not show (a lobby row its
+  // filters leave out): only those whose place is on the page are swapped in. The
+  // viewer's own marks (data-own) inside a part stay as they are: shared parts
+  // never carry them.
+  function present(text) {
+    var template = document.createElement("template");
+    template.innerHTML = text;
+    Array.prototype.slice.call(template.content.children).forEach(function (part) {
+      if (part.id && part.hasAttribute("hx-swap-oob") && !document.getElementById(part.id)) part.remove();
+    });
+    template.content.querySelectorAll("[data-own][id]").forEach(function (own) {
+      var current = document.getElementById(own.id);
+      if (current) own.replaceWith(current.cloneNode(true));
+    });
+    return template.content.children.length ? template.innerHTML : "";
   }
 
   function refresh(id) {

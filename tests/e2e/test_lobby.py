@@ -217,3 +217,66 @@ def test_a_signed_in_player_has_their_own_header_beside_visitors_and_logs_out_fr
     player.get_by_role("button", name="Log ud").click()
     expect(player.locator("header .account")).to_contain_text("Log ind")
     expect(player.locator("header .who")).to_have_count(0)
+
+
+# Live updates on a filtered lobby, and a signed-in player's own marks
+
+
+LIVE = 10_000  # ms: a live update
+
+
+def funded_entrant(event, username: str):
+    from tournaments.services.entries import entry_register
+    from wallet.services import deposit_create
+
+    player = UserFactory(username=username, screen_name=username.capitalize())
+    deposit_create(user=player, currency="EUR", amount=5_000, idempotency_key=f"fund-{username}")
+    entry_register(tournament_id=event.pk, player=player, now=timezone.now())
+    return player
+
+
+def listening(page, path: str):
+    page.goto(path, timeout=LIVE)  # the ASGI server's first answer may be slow to come
+    expect(page.locator("body")).to_have_attribute("data-live-state", "open", timeout=LIVE)
+    return page
+
+
+def test_a_filtered_lobby_takes_live_updates_of_rows_it_does_not_show_without_an_error(asgi_page, transactional_db):
+    structure = BlindStructureFactory()
+    holdem = TournamentFactory(name="Evening Hold'em", blind_structure=structure, max_entrants=100)
+    omaha = TournamentFactory(name="Evening Omaha", game="omaha", blind_structure=structure, max_entrants=100)
+    lobby = asgi_page()
+    console = []
+    lobby.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+    listening(lobby, "/?game=omaha")
+    expect(lobby.locator(f"#lobby-row-{holdem.pk}")).to_have_count(0)
+
+    funded_entrant(holdem, "hannah")  # a row this page does not show
+    funded_entrant(omaha, "olga")  # then one it shows: messages arrive in order
+
+    expect(lobby.locator(f"#lobby-row-{omaha.pk} .entrants")).to_have_text("1 / 100", timeout=LIVE)
+    expect(lobby.locator(f"#lobby-row-{holdem.pk}")).to_have_count(0)
+    assert not [line for line in console if "htmx" in line], console
+
+
+def test_a_signed_in_player_sees_registered_on_their_rows_and_keeps_it_through_live_updates(
+    asgi_page, transactional_db
+):
+    structure = BlindStructureFactory()
+    theirs = TournamentFactory(name="Alice's Event", blind_structure=structure, max_entrants=100)
+    other = TournamentFactory(name="Someone Else's", blind_structure=structure, max_entrants=100)
+    alice = funded_entrant(theirs, "alice")
+    funded_entrant(other, "bob")
+    page = asgi_page()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(alice.username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Log in").click()
+    listening(page, "/")
+
+    expect(page.locator(f"#lobby-row-{theirs.pk} .badge.registered")).to_have_text("Registered")
+    expect(page.locator(f"#lobby-row-{other.pk} .badge.registered")).to_have_count(0)
+
+    funded_entrant(theirs, "carla")  # the shared row comes again, live
+    expect(page.locator(f"#lobby-row-{theirs.pk} .entrants")).to_have_text("2 / 100", timeout=LIVE)
+    expect(page.locator(f"#lobby-row-{theirs.pk} .badge.registered")).to_have_text("Registered")

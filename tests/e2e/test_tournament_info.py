@@ -43,10 +43,10 @@ def test_synchronised_breaks_fall_at_55_past_each_local_hour(page, structure):
     expect(page).to_have_title("Morning Classic · Poker room")
     expect(page.locator("#h-levels")).to_have_text(f"Blind structure: {structure.name}")
     expect(level_rows(page)).to_have_count(12)
-    expect(level_rows(page).first.locator("td")).to_have_text(["1", "10 / 20", "0", "20", "07:25"])
-    expect(level_rows(page).nth(1).locator("td")).to_have_text(["2", "20 / 40", "0", "20", "07:45"])
-    expect(break_rows(page).nth(0).locator("td")).to_have_text(["Break", "5", "07:55"])
-    expect(break_rows(page).nth(1).locator("td")).to_have_text(["Break", "5", "08:55"])
+    expect(level_rows(page).first.locator("td")).to_have_text(["1", "10 / 20", "0", "20 minutes", "07:25"])
+    expect(level_rows(page).nth(1).locator("td")).to_have_text(["2", "20 / 40", "0", "20 minutes", "07:45"])
+    expect(break_rows(page).nth(0).locator("td")).to_have_text(["Break", "5 minutes", "07:55"])
+    expect(break_rows(page).nth(1).locator("td")).to_have_text(["Break", "5 minutes", "08:55"])
     # Level 2 is interrupted by the 07:55 break, so level 3 starts five minutes late.
     expect(level_rows(page).nth(2).locator("td").last).to_have_text("08:10")
     expect(page.locator("p.note", has_text="55 minutes past every hour")).to_be_visible()
@@ -60,9 +60,9 @@ def test_interval_breaks_come_after_each_hour_of_play(page, structure):
         break_interval_minutes=60,
     )
     page.goto(f"/tournaments/{tournament.pk}/")
-    expect(break_rows(page).nth(0).locator("td")).to_have_text(["Break", "5", "08:25"])
+    expect(break_rows(page).nth(0).locator("td")).to_have_text(["Break", "5 minutes", "08:25"])
     # The clock stops during the break: the next hour of play ends at 09:30.
-    expect(break_rows(page).nth(1).locator("td")).to_have_text(["Break", "5", "09:30"])
+    expect(break_rows(page).nth(1).locator("td")).to_have_text(["Break", "5 minutes", "09:30"])
     expect(page.locator("p.note", has_text="after every 60 minutes of play")).to_be_visible()
 
 
@@ -73,7 +73,7 @@ def test_times_are_the_browsers_local_times_after_a_reload_too(page, structure):
     # The first visit stored the zone in a cookie: now the server renders local times itself.
     assert any(cookie["name"] == "tz" for cookie in page.context.cookies())
     html = page.request.get(f"/tournaments/{tournament.pk}/").text()
-    assert re.search(r'<tr class="break"><td colspan="3">Break</td><td>5</td><td><time [^>]*>07:55<', html)
+    assert re.search(r'<tr class="break"><td colspan="3">Break</td><td>5 minutes</td><td><time [^>]*>07:55<', html)
 
 
 def test_the_danish_info_page_is_in_danish(page, structure):
@@ -99,7 +99,7 @@ def test_the_danish_info_page_is_in_danish(page, structure):
     )
     expect(page.locator("dt:text-is('Indskud') + dd")).to_have_text("10\u00a0€ + 1\u00a0€")
     expect(page.locator("dt:text-is('Præmiepulje') + dd")).to_have_text("1.234,50\u00a0€")
-    expect(page.locator("table.levels thead th")).to_have_text(["Niveau", "Blinds", "Ante", "Minutter", "Starter"])
+    expect(page.locator("table.levels thead th")).to_have_text(["Niveau", "Blinds", "Ante", "Længde", "Starter"])
     expect(break_rows(page).first.locator("td").first).to_have_text("Pause")
     # Danish writes the time with a colon (the server) or a full stop (the browser).
     expect(break_rows(page).first.locator("time")).to_have_text(re.compile(r"^07[.:]55$"))

@@ -10,15 +10,16 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tests.factories import REBUY_TERMS, BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, Table
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_advance
+from tournaments.services.entries import entry_rebuy
 from tournaments.services.floor import floor_hand_finished
 from tournaments.services.refusals import TournamentError
 from tournaments.tasks import floor_simulate
 from wallet.models import AccountKind
-from wallet.services import account_get, wallet_account
+from wallet.services import account_get, deposit_create, wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -333,3 +334,34 @@ def test_hand_for_hand_shows_on_tournament_info_and_groups_busts_across_tables(c
     # One group across the tables: the same starting stack, so they share places 4 and 5.
     places = [(e.finish_best, e.finish_worst) for e in Entry.objects.filter(pk__in=(out, other))]
     assert places == [(4, 5), (4, 5)]
+
+
+def test_an_event_that_ends_while_rebuys_and_late_registration_are_open_pays_everyone_and_stops_its_clock():
+    # Rule 11: the end; rule 7: the payouts lock then, whatever the periods still say.
+    tournament = started(3, late_registration_minutes=60, table_size=9, **REBUY_TERMS)
+    assert tournament.payouts_locked_at is None
+    entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
+    rebuyer = entries[0].player
+    deposit_create(user=rebuyer, currency="EUR", amount=330, idempotency_key="rebuy-fund")
+    at = tournament.scheduled_start + timedelta(minutes=1)
+    entry_rebuy(tournament_id=tournament.pk, player=rebuyer, now=at)
+
+    bust(tournament, 1, entries[1].pk, now=at + timedelta(minutes=1))
+    bust(tournament, 1, entries[2].pk, now=at + timedelta(minutes=2))
+
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    assert tournament.payouts_locked_at is not None
+    assert not tournament_payouts(tournament, now=timezone.now()).provisional
+    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}")
+    assert pool.balance == 0
+    prizes = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "prize"))
+    assert None not in prizes.values()
+    assert sum(prizes.values()) == 4 * 300  # three buy-ins and the rebuy
+    assert wallet_account(rebuyer, "EUR").balance == prizes[entries[0].pk]
+    call_command("wallet_audit", stdout=StringIO())
+    # The clock has stopped: no countdown, nothing queued, nothing applied later.
+    assert (tournament.level_ends_at, tournament.next_transition_at) == (None, None)
+    applied = AuditEntry.objects.filter(subject_id=str(tournament.pk)).count()
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start + timedelta(hours=3))
+    assert AuditEntry.objects.filter(subject_id=str(tournament.pk)).count() == applied

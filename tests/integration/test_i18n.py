@@ -206,7 +206,7 @@ def test_danish_info_page_has_danish_headings_amounts_levels_and_breaks(client, 
     assert '<th scope="col">Niveau</th><th scope="col">Blinds</th><th scope="col">Ante</th>' in body
     assert "<td>1</td><td>10 / 20</td>" in body
     assert "<td>10</td><td>5.120 / 10.240</td>" in body
-    assert '<tr class="break"><td colspan="3">Pause</td><td>5</td>' in body
+    assert '<tr class="break"><td colspan="3">Pause</td><td>5 minutter</td>' in body
     assert "En pause på 5 minutter hver time kl. xx:55." in body
     assert "<strong>Regel 5</strong>: Ved hvert nyt bord starter dealerknappen på plads 1." in body
     assert "Udbetalingstabellen vises, når de første deltagere er tilmeldt." in body
@@ -237,7 +237,7 @@ def test_danish_rebuy_terms_read_as_one_sentence(client, db):
 def test_danish_interval_breaks_use_the_plural_for_minutes(client, db):
     tournament = TournamentFactory(blind_structure=BlindStructureFactory(), break_policy="interval", break_minutes=10)
     body = page(client, f"/da/tournaments/{tournament.pk}/")
-    assert "En pause på 10 minutter for hver 60 minutters spil." in body
+    assert "En pause på 10 minutter, hver gang der er spillet 60 minutter." in body
 
 
 # The language switcher

@@ -238,7 +238,9 @@ def test_a_registration_updates_lobby_and_info_in_every_language_and_tells_only_
         # Her card and her balances, in one message.
         (own,) = await received(alice_own)
         assert json.loads(own).keys() == {"refresh"}  # one message names both parts, in any order
-        assert sorted(json.loads(own)["refresh"]) == sorted([f"registration-{event.pk}", "balances"])
+        assert sorted(json.loads(own)["refresh"]) == sorted(
+            [f"registration-{event.pk}", f"lobby-mark-{event.pk}", "balances"]
+        )
         assert await received(bob_own) == []  # nothing private goes to anyone else
         assert await received(other_info) == []
         await closed(lobby_en, lobby_da, info, other_info, alice_own, bob_own)
@@ -368,7 +370,7 @@ def test_unregistering_tells_the_player_and_the_lobby(layer, event, django_captu
         (row,) = await received(lobby, timeout=1)
         assert "0 / " in row
         (own_message,) = await received(own)
-        assert refreshed([own_message]) == {f"registration-{event.pk}", "balances"}
+        assert refreshed([own_message]) == {f"registration-{event.pk}", f"lobby-mark-{event.pk}", "balances"}
         await closed(lobby, own)
 
     run(scenario)
@@ -471,7 +473,10 @@ def test_a_registration_is_one_message_per_listened_group_after_one_read(
         ["lobby.en", "lobby.da", f"tournament-{event.pk}.en", f"tournament-{event.pk}.da"]
     )
     ((group, names),) = sent.refreshes  # one message for the player's group
-    assert (group, sorted(names)) == (f"user-{alice.pk}", sorted([f"registration-{event.pk}", "balances"]))
+    assert (group, sorted(names)) == (
+        f"user-{alice.pk}",
+        sorted([f"registration-{event.pk}", f"lobby-mark-{event.pk}", "balances"]),
+    )
     assert sorted(renders) == ["lobby_row_html"] * 2 + ["tournament_live_html"] * 2
 
 
@@ -551,7 +556,16 @@ def test_a_players_refreshes_of_one_commit_leave_in_one_message(event, sent, rea
 
     assert len(reads) == 1
     assert sent.refreshes == [
-        (f"user-{alice.pk}", [f"registration-{event.pk}", "balances", f"registration-{other.pk}"])
+        (
+            f"user-{alice.pk}",
+            [
+                f"registration-{event.pk}",
+                f"lobby-mark-{event.pk}",
+                "balances",
+                f"registration-{other.pk}",
+                f"lobby-mark-{other.pk}",
+            ],
+        )
     ]
 
 

@@ -1,9 +1,12 @@
+import functools
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory
+from tournaments.services.entries import entry_refusal, entry_register
+from wallet.services import deposit_create
 
 
 @pytest.fixture
@@ -150,3 +153,70 @@ def test_an_unknown_time_zone_cookie_falls_back_to_utc(client, structure):
     TournamentFactory(blind_structure=structure)
     client.cookies["tz"] = "Mars/Olympus_Mons"
     assert client.get("/").status_code == 200
+
+
+@pytest.mark.parametrize("sort", ["prize_pool", "buy_in"])
+def test_sorting_compares_amounts_across_currencies_by_their_value(client, structure, sort):
+    # 1,650 kr. is worth far less than €1,500; a T-Money pool counts as the euro it buys.
+    make = TournamentFactory
+    make(name="Krone Cup", blind_structure=structure, currency="DKK", buy_in=165_000, guarantee=165_000)
+    make(name="Euro Cup", blind_structure=structure, currency="EUR", buy_in=150_000, guarantee=150_000)
+    make(name="Dollar Cup", blind_structure=structure, currency="USD", buy_in=120_000, guarantee=120_000)
+    make(name="Token Cup", blind_structure=structure, entry_kind="tmoney", currency="TMY", buy_in=1000, guarantee=1000)
+    assert lobby_names(client.get(f"/?sort=-{sort}")) == ["Euro Cup", "Dollar Cup", "Krone Cup", "Token Cup"]
+    assert lobby_names(client.get(f"/?sort={sort}")) == ["Token Cup", "Krone Cup", "Dollar Cup", "Euro Cup"]
+
+
+def offers_registration(body: str, tournament) -> bool:
+    return "Register…" in row_of(body, tournament)
+
+
+def test_the_lobby_offers_register_exactly_where_the_registration_service_would_take_an_entry(client, structure):
+    # Rule 9: open before the start and through late registration, never when closed or full.
+    now = timezone.now()
+    make = functools.partial(TournamentFactory, blind_structure=structure, late_registration_minutes=20)
+    started = now - timedelta(hours=2)
+    open_events = [
+        make(name="Open", registration_opens_at=None),
+        make(name="Late", status="late_registration", scheduled_start=now - timedelta(minutes=5)),
+    ]
+    closed_events = [
+        make(name="Full", max_entrants=2, entries_count=2),
+        make(name="Break", status="on_break", scheduled_start=started),
+        make(name="Paused", status="paused", scheduled_start=started),
+        make(name="Deal", status="paused", scheduled_start=started, deal_in_progress=True),
+        make(name="Not yet", status="announced", registration_opens_at=now + timedelta(minutes=30)),
+    ]
+    body = client.get("/").content.decode()
+    assert [offers_registration(body, event) for event in open_events] == [True, True]
+    assert [offers_registration(body, event) for event in closed_events] == [False] * 5
+    for event in [*open_events, *closed_events]:  # the same answer as the service's
+        assert offers_registration(body, event) == (entry_refusal(event, now=timezone.now()) is None)
+
+
+def test_a_signed_in_player_sees_registered_on_the_events_they_are_in_and_nobody_else_does(
+    client, structure, player, other_player
+):
+    theirs = TournamentFactory(name="Theirs", blind_structure=structure)
+    other = TournamentFactory(name="Other", blind_structure=structure)
+    deposit_create(user=player, currency="EUR", amount=1100, idempotency_key="fund-player")
+    entry_register(tournament_id=theirs.pk, player=player, now=timezone.now())
+    visitor = client.get("/").content.decode()  # the shared parts, rendered first for a visitor
+
+    client.force_login(player)
+    for body in (client.get("/").content.decode(), client.get("/", headers={"HX-Request": "true"}).content.decode()):
+        assert 'class="badge registered">Registered<' in row_of(body, theirs)
+        assert "Registered" not in row_of(body, other)
+    mark = client.get(f"/tournaments/{theirs.pk}/mark/").content.decode()
+    assert f'id="lobby-mark-{theirs.pk}"' in mark
+    assert "Registered" in mark
+
+    assert "Registered" not in visitor
+    client.force_login(other_player)
+    assert "Registered" not in client.get("/").content.decode()
+    assert "Registered" not in client.get(f"/tournaments/{theirs.pk}/mark/").content.decode()
+    assert client.get(f"/tournaments/{other.pk + 1000}/mark/").status_code == 404
+
+
+def row_of(body: str, tournament) -> str:
+    return body.split(f'id="lobby-row-{tournament.pk}"')[1].split("</tr>", maxsplit=1)[0]

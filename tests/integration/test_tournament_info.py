@@ -4,7 +4,11 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tournaments.models import Entry, Tournament
+from tournaments.services.cancellation import tournament_cancel
+from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
+from tournaments.services.floor import floor_hand_finished
 from wallet.services import deposit_create
 
 
@@ -27,7 +31,7 @@ def info(client, tournament) -> str:
 def test_synchronised_breaks_fall_at_55_past_each_hour(client, structure):
     tournament = TournamentFactory(blind_structure=structure, scheduled_start=future_day_at(7, 25))
     body = info(client, tournament)
-    assert '<tr class="break"><td colspan="3">Break</td><td>5</td><td><time' in body
+    assert '<tr class="break"><td colspan="3">Break</td><td>5 minutes</td><td><time' in body
     breaks = body.split('<tr class="break">')[1:]
     assert [chunk.split("data-local>")[1][:5] for chunk in breaks[:3]] == ["07:55", "08:55", "09:55"]
     assert "55 minutes past every hour" in body
@@ -48,7 +52,7 @@ def test_level_table_shows_each_levels_start_time(client, db):
     structure = BlindStructureFactory(levels=[(10, 20, 0, 15), (15, 30, 0, 15), (25, 50, 5, 15)])
     tournament = TournamentFactory(blind_structure=structure, scheduled_start=future_day_at(12, 0), break_policy="none")
     body = info(client, tournament)
-    assert "<td>2</td><td>15 / 30</td><td>0</td><td>15</td>" in body
+    assert "<td>2</td><td>15 / 30</td><td>0</td><td>15 minutes</td>" in body
     assert [
         chunk.split("data-local>")[1][:5] for chunk in body.split('<table class="levels">')[1].split("<time")[1:]
     ] == [
@@ -57,6 +61,25 @@ def test_level_table_shows_each_levels_start_time(client, db):
         "12:30",
     ]
     assert "No breaks in this tournament." in body
+
+
+def test_sub_minute_levels_and_breaks_show_their_seconds(client, db):
+    # Rule 17: interval breaks; the demo's Clock Sprint has levels and breaks this short.
+    structure = BlindStructureFactory(levels=[(10, 20, 0, 0, 45), (15, 30, 0, 1, 30), (25, 50, 0, 2)])
+    tournament = TournamentFactory(
+        blind_structure=structure,
+        scheduled_start=future_day_at(12, 0),
+        break_policy="interval",
+        break_minutes=0,
+        break_seconds=30,
+        break_interval_minutes=2,
+    )
+    body = info(client, tournament)
+    assert "A break of 30 seconds after every 2 minutes of play." in body
+    assert "<td>1</td><td>10 / 20</td><td>0</td><td>45 seconds</td>" in body
+    assert "<td>2</td><td>15 / 30</td><td>0</td><td>1 minute 30 seconds</td>" in body
+    assert '<tr class="break"><td colspan="3">Break</td><td>30 seconds</td>' in body
+    assert "0 minute" not in body
 
 
 def test_deadlines_are_clock_times(client, structure):
@@ -103,7 +126,7 @@ def test_rebuy_and_addon_terms_and_the_addon_break(client, structure):
     assert "€5 + €0.50 for 15,000 chips" in body
     # 20-minute levels from 07:00: the 07:55 break stops level 3's clock for five
     # minutes, so the rebuy period ends at 08:05 and the add-on break follows it.
-    assert '<tr class="break addon"><td colspan="3">Add-on break</td><td>3</td><td><time' in body
+    assert '<tr class="break addon"><td colspan="3">Add-on break</td><td>3 minutes</td><td><time' in body
     assert body.split('<tr class="break addon">')[1].split("data-local>")[1][:5] == "08:05"
 
 
@@ -163,3 +186,66 @@ def test_deals_not_allowed_is_shown(client, structure):
 
 def test_unknown_tournament_is_404(client, db):
     assert client.get("/tournaments/999999/").status_code == 404
+
+
+# A finished or cancelled event (rules 7, 11, 12, 22)
+
+
+def played_to_the_end(players) -> Tournament:
+    """An event of `players` (the first wins, the last is out first) played to its end
+    through the services while its late registration is still open."""
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(),
+        scheduled_start=now + timedelta(minutes=5),
+        break_policy="none",
+        late_registration_minutes=60,
+    )
+    for person in players:
+        deposit_create(user=person, currency="EUR", amount=1100, idempotency_key=f"test:{person.pk}")
+        entry_register(tournament_id=tournament.pk, player=person, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    at = tournament.scheduled_start + timedelta(minutes=1)
+    for loser in reversed(players[1:]):
+        stacks = dict(Entry.objects.filter(tournament=tournament, finish_best=None).values_list("player", "chips"))
+        entries = dict(Entry.objects.filter(tournament=tournament).values_list("player", "pk"))
+        result = {entries[person]: chips for person, chips in stacks.items()}
+        result[entries[players[0].pk]] += result[entries[loser.pk]]
+        result[entries[loser.pk]] = 0
+        floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=result, now=at)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    return tournament
+
+
+def test_a_finished_event_shows_registration_closed_final_payouts_and_each_players_place_and_prize(
+    client, player, other_player
+):
+    tournament = played_to_the_end([player, other_player, UserFactory()])
+
+    client.force_login(player)
+    body = info(client, tournament)
+    assert "<dt>Registration</dt><dd>Closed</dd>" in body
+    assert "Open now" not in body
+    assert "Payouts (provisional)" not in body
+    assert "<h3>Payouts</h3>" in body
+    assert "You won the tournament. Your prize: €30." in " ".join(body.split())
+    assert "You are registered" not in body
+
+    client.force_login(other_player)
+    assert "You finished in place 2." in info(client, tournament)
+
+
+def test_a_cancelled_event_shows_registration_closed_no_payouts_and_the_refund(client, player):
+    tournament = TournamentFactory(blind_structure=BlindStructureFactory(), registration_opens_at=None)
+    deposit_create(user=player, currency="EUR", amount=1100, idempotency_key="test:player")
+    entry_register(tournament_id=tournament.pk, player=player, now=timezone.now())
+    tournament_cancel(tournament_id=tournament.pk, actor=None, reason="Storm.", now=timezone.now())
+
+    client.force_login(player)
+    body = info(client, tournament)
+    assert "<dt>Registration</dt><dd>Closed</dd>" in body
+    assert "Open now" not in body
+    assert "Payouts (provisional)" not in body
+    assert '<table class="payouts">' not in body
+    assert "This tournament has been cancelled. Your refund is in your wallet." in body

@@ -28,7 +28,7 @@ from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, statu
 from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.floor import floor_draw, floor_pay_prizes, floor_release
+from tournaments.services.floor import floor_draw, floor_payouts_lock, floor_release
 from tournaments.services.refusals import refuse
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
@@ -363,9 +363,7 @@ def _lock_payouts(tournament: Tournament, now: datetime, schedule: Schedule, lat
     )
     locks_at = max(late_closes, rebuys_end or late_closes)
     if locks_at <= now:
-        tournament.payouts_locked_at = locks_at
-        audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": locks_at.isoformat()})
-        floor_pay_prizes(tournament=tournament, now=now)  # places finished before the lock
+        floor_payouts_lock(tournament=tournament, at=locks_at, now=now)
 
 
 def _queue_tick(tournament: Tournament, now: datetime) -> None:

@@ -184,10 +184,24 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
     _entries_update({entry.pk: {"prize": entry.prize} for entry in unpaid})
 
 
+def floor_payouts_lock(*, tournament: Tournament, at: datetime, now: datetime) -> None:
+    """The payouts stop being provisional at `at` (rule 7), under the tournament's
+    row lock; the caller saves `payouts_locked_at`. Places finished before are paid."""
+    tournament.payouts_locked_at = at
+    audit_log(action="tournaments.tournament.payouts_locked", subject=tournament, data={"at": at.isoformat()})
+    floor_pay_prizes(tournament=tournament, now=now)
+
+
 def _settle(stored: "_Stored", outcome: Outcome[int], now: datetime, *, seated: Iterable[int] = ()) -> None:
     """Store what the floor changed, then what follows: the places paid, the end."""
     stored.save(outcome, now=now, seated=seated)
-    _after_eliminations(stored.tournament, outcome, now)
+    tournament = stored.tournament
+    if outcome.finished and tournament.payouts_locked_at is None:
+        # Over before registration or the rebuy period closed: nobody can enter or
+        # buy chips any more, so the payouts are final now and everyone is paid.
+        floor_payouts_lock(tournament=tournament, at=now, now=now)
+        tournament.save(update_fields=["payouts_locked_at", "updated_at"])
+    _after_eliminations(tournament, outcome, now)
     if outcome.finished:
         _finish(stored.tournament, outcome, now)
 
@@ -245,8 +259,24 @@ def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> Non
         )
     tournament.status = Status.FINISHED
     tournament.finished_at = now
+    # The clock stops for good: no countdown, no break, nothing more to apply.
+    tournament.level_ends_at = tournament.break_ends_at = tournament.break_pending_since = None
+    tournament.paused_at, tournament.pause_reason = None, ""
     tournament.next_transition_at = tournament.tick_at = None
-    tournament.save(update_fields=["status", "finished_at", "next_transition_at", "tick_at", "updated_at"])
+    tournament.save(
+        update_fields=[
+            "status",
+            "finished_at",
+            "level_ends_at",
+            "break_ends_at",
+            "break_pending_since",
+            "paused_at",
+            "pause_reason",
+            "next_transition_at",
+            "tick_at",
+            "updated_at",
+        ]
+    )
 
 
 def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
