@@ -44,6 +44,21 @@ def staff_required(view):
 
 @require_GET
 @staff_required
+def home(request):
+    """The console's front page: what waits for staff, and every tool."""
+    waiting = Ticket.objects.exclude(status=TicketStatus.CLOSED)
+    deals = waiting.filter(negotiation__isnull=False).select_related("tournament", "claimed_by", "negotiation")
+    context = {
+        "open_tickets": waiting.count(),
+        "unclaimed": waiting.filter(claimed_by=None).count(),
+        "deals": deals.order_by("-urgent", "created_at"),
+        "form": PlayerSearchForm(),
+    }
+    return render(request, "support/home.html", context)
+
+
+@require_GET
+@staff_required
 def player_search(request):
     form = PlayerSearchForm(request.GET)
     query = form.cleaned_data["q"].strip() if form.is_valid() else ""
