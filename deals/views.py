@@ -89,6 +89,7 @@ def _page_context(request, negotiation: Negotiation) -> dict:
     mine = next((p for p in participants if p.entry.player_id == user.pk), None)
     proposal = open_proposal(negotiation)
     lines = proposal_lines(proposal) if proposal else []
+    deal = getattr(negotiation, "deal", None) if negotiation.status == NegotiationStatus.AGREED else None
     return {
         "negotiation": negotiation,
         "tournament": negotiation.tournament,
@@ -100,7 +101,12 @@ def _page_context(request, negotiation: Negotiation) -> dict:
         "lines": lines,
         "my_answer": next((line.answer for line in lines if mine and line.entry_id == mine.entry_id), None),
         "history": negotiation.proposals.exclude(pk=proposal.pk if proposal else None).order_by("-created_at"),
-        "deal": getattr(negotiation, "deal", None) if negotiation.status == NegotiationStatus.AGREED else None,
+        "deal": deal,
+        "deal_lines": [
+            {"player": p.entry.player.screen_name, "amount": deal.amount_for(p.entry_id)} for p in participants
+        ]
+        if deal
+        else [],
         "kinds": ProposalKind.choices,
         "active": negotiation.status in (NegotiationStatus.ASKING, NegotiationStatus.NEGOTIATING),
     }
