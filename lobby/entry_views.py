@@ -161,8 +161,13 @@ def unregister(request, pk: int):
     if not request.user.is_authenticated:
         return _to_login(request, pk)
     entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
-    if entry is None:
-        return _answer(request, tournament, error=refuse("not_registered").message, status=400)
+    refusal = (
+        "not_registered"
+        if entry is None
+        else unregistration_refusal(now=timezone.now(), status=tournament.status, window=tournament_window(tournament))
+    )
+    if refusal:
+        return _answer(request, tournament, error=refuse(refusal).message, status=400)
     refund = refund_text(entry.purchases.filter(refunded_at=None).order_by("pk"))
     context = {"tournament": tournament, "refund": refund}
     template = "lobby/unregister.html#card" if request.htmx else "lobby/unregister.html"

@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.models import Entry, EntryStatus
+from tournaments.models import Entry, EntryStatus, Status, Tournament
+from tournaments.services.refusals import REFUSALS
 from wallet.models import Ticket, TicketStatus
 from wallet.services import deposit_create, tmoney_issue, wallet_account
 from wallet.tickets import ticket_issue
@@ -86,3 +87,16 @@ def test_someone_not_registered_is_told_so(client, player, event):
     response = client.get(f"/tournaments/{event.pk}/unregister/", headers=HTMX)
     assert response.status_code == 400
     assert "not registered" in response.content.decode()
+
+
+def test_after_the_deadline_the_question_is_not_asked(client, player, event):
+    deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="in")
+    register(client, player, event, "cash")
+    Tournament.objects.filter(pk=event.pk).update(status=Status.RUNNING)
+
+    response = client.get(f"/tournaments/{event.pk}/unregister/", headers=HTMX)
+
+    assert response.status_code == 400
+    assert "You get back" not in response.content.decode()
+    assert str(REFUSALS["unregistration_closed"]) in response.content.decode()
+    assert registered()
