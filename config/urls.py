@@ -1,6 +1,7 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -20,6 +21,11 @@ from tournaments.api import (
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+def favicon(request):
+    # Browsers ask for /favicon.ico whatever the page links; the static file's address carries its hash.
+    return HttpResponseRedirect(static("favicon.ico"))
 
 
 # Django's own error answers, as JSON under /api/ (config.api).
@@ -46,6 +52,7 @@ api_urlpatterns = [
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include(api_urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -20,6 +20,9 @@ from deals import services
 from deals.models import Negotiation, NegotiationStatus, Proposal, ProposalKind
 from deals.selectors import active_negotiation, open_proposal, proposal_lines
 
+# Far above any prize pool, and well inside the database's integers.
+MAX_AMOUNT = Decimal("9999999999.99")
+
 
 def deal_card_context(request, tournament: Tournament) -> dict:
     user = request.user
@@ -86,6 +89,7 @@ def _page_context(request, negotiation: Negotiation) -> dict:
     mine = next((p for p in participants if p.entry.player_id == user.pk), None)
     proposal = open_proposal(negotiation)
     lines = proposal_lines(proposal) if proposal else []
+    deal = getattr(negotiation, "deal", None) if negotiation.status == NegotiationStatus.AGREED else None
     return {
         "negotiation": negotiation,
         "tournament": negotiation.tournament,
@@ -97,7 +101,12 @@ def _page_context(request, negotiation: Negotiation) -> dict:
         "lines": lines,
         "my_answer": next((line.answer for line in lines if mine and line.entry_id == mine.entry_id), None),
         "history": negotiation.proposals.exclude(pk=proposal.pk if proposal else None).order_by("-created_at"),
-        "deal": getattr(negotiation, "deal", None) if negotiation.status == NegotiationStatus.AGREED else None,
+        "deal": deal,
+        "deal_lines": [
+            {"player": p.entry.player.screen_name, "amount": deal.amount_for(p.entry_id)} for p in participants
+        ]
+        if deal
+        else [],
         "kinds": ProposalKind.choices,
         "active": negotiation.status in (NegotiationStatus.ASKING, NegotiationStatus.NEGOTIATING),
     }
@@ -247,6 +256,8 @@ def answer(request, negotiation: Negotiation, proposal_id: int):
 
 
 def _minor_units(text: str, *, blank):
+    """An amount typed in whole currency units, in minor units; ValueError for
+    anything that is not a finite number of at most two decimals within range."""
     text = (text or "").strip().replace(",", "")
     if not text:
         return blank
@@ -254,6 +265,7 @@ def _minor_units(text: str, *, blank):
         amount = Decimal(text)
     except InvalidOperation as error:
         raise ValueError(text) from error
-    if amount != amount.quantize(Decimal("0.01")) or amount < 0:
+    # Decimal also reads "Infinity", "sNaN" and "1e40": refuse them before any arithmetic.
+    if not amount.is_finite() or not 0 <= amount <= MAX_AMOUNT or amount != amount.quantize(Decimal("0.01")):
         raise ValueError(text)
     return minor_units(amount)

@@ -5,6 +5,7 @@ and without JavaScript the browser is sent back to the info page with a message.
 """
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib import messages
@@ -16,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments.models import (
@@ -25,6 +26,7 @@ from tournaments.models import (
     EntryStatus,
     PaymentForm,
     PrizeStructure,
+    Purchase,
     PurchaseKind,
     Status,
     Tournament,
@@ -38,10 +40,11 @@ from tournaments.services.entries import (
     entry_rebuy,
     entry_refusal,
     entry_register,
-    entry_unregister,
+    entry_unregister_receipt,
     payment_options,
 )
-from tournaments.services.refusals import TournamentError
+from tournaments.services.refusals import TournamentError, refuse
+from wallet.models import Currency
 from wallet.money import format_money as money
 
 FORM_LABELS = {
@@ -146,13 +149,17 @@ def _register_button(option: PaymentOption) -> Button:
 def _act(request, pk: int, action, success: str):
     tournament = get_object_or_404(Tournament, pk=pk)
     if not request.user.is_authenticated:
-        login = redirect_to_login(reverse("lobby:tournament", args=[pk]))
-        return HttpResponseClientRedirect(login.url) if request.htmx else login
+        return _to_login(request, pk)
     try:
         action(tournament)
     except TournamentError as refused:
         return _answer(request, tournament, error=refused.message, status=400)
     return _answer(request, tournament, message=success)
+
+
+def _to_login(request, pk: int):
+    login = redirect_to_login(reverse("lobby:tournament", args=[pk]))
+    return HttpResponseClientRedirect(login.url) if request.htmx else login
 
 
 def _answer(request, tournament: Tournament, *, message: str = "", error: str = "", status: int = 200):
@@ -186,14 +193,56 @@ def register(request, pk: int):
     )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def unregister(request, pk: int):
-    return _act(
-        request,
-        pk,
-        lambda tournament: entry_unregister(tournament_id=tournament.pk, player=request.user, now=timezone.now()),
-        _("You are unregistered; what you paid is back in your wallet."),
+    """Asks first (GET, or a POST without `confirm`): "Unregister from X? You get
+    back Y", as the card (htmx) or a page of its own; the confirmed POST takes the
+    entry back and says what was refunded."""
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        return _unregister(request, pk)
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if not request.user.is_authenticated:
+        return _to_login(request, pk)
+    entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
+    refusal = (
+        "not_registered"
+        if entry is None
+        else unregistration_refusal(now=timezone.now(), status=tournament.status, window=tournament_window(tournament))
     )
+    if refusal:
+        return _answer(request, tournament, error=refuse(refusal).message, status=400)
+    refund = refund_text(entry.purchases.filter(refunded_at=None).order_by("pk"))
+    context = {"tournament": tournament, "refund": refund}
+    template = "lobby/unregister.html#card" if request.htmx else "lobby/unregister.html"
+    return render(request, template, context)
+
+
+def _unregister(request, pk: int):
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if not request.user.is_authenticated:
+        return _to_login(request, pk)
+    try:
+        receipt = entry_unregister_receipt(tournament_id=tournament.pk, player=request.user, now=timezone.now())
+    except TournamentError as refused:
+        return _answer(request, tournament, error=refused.message, status=400)
+    done = _("You are unregistered from %(name)s. Back in your wallet: %(refund)s.")
+    return _answer(
+        request, tournament, message=done % {"name": tournament.name, "refund": refund_text(receipt.purchases)}
+    )
+
+
+def refund_text(purchases: Iterable[Purchase]) -> str:
+    """What a refund of `purchases` gives back, in the form each was paid (rule 10):
+    cash, T-Money (a satellite seat's too) or the ticket."""
+    parts = []
+    for purchase in purchases:
+        if purchase.form == PaymentForm.CASH:
+            parts.append(_("%(amount)s in cash") % {"amount": money(purchase.total, purchase.currency)})
+        elif purchase.form in (PaymentForm.TMONEY, PaymentForm.SEAT):
+            parts.append(_("%(amount)s in T-Money") % {"amount": money(purchase.total, Currency.TMONEY)})
+        elif purchase.form == PaymentForm.TICKET:
+            parts.append(_("your ticket (worth %(amount)s)") % {"amount": money(purchase.total, purchase.currency)})
+    return ", ".join(parts) or _("nothing: the entry was free")
 
 
 def _buy_chips(request, pk: int, service, success: str):

@@ -1,4 +1,5 @@
 import zoneinfo
+from urllib.parse import unquote
 
 from django.utils import timezone
 
@@ -13,7 +14,8 @@ class ViewerTimezoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        name = request.COOKIES.get(TIMEZONE_COOKIE, "")
+        # The script stores the zone URL-encoded ("Europe%2FCopenhagen").
+        name = unquote(request.COOKIES.get(TIMEZONE_COOKIE, ""))
         try:
             timezone.activate(zoneinfo.ZoneInfo(name)) if name else timezone.deactivate()
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):

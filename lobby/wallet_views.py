@@ -7,13 +7,13 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
 from tournaments.models import Tournament
+from tournaments.selectors import transfer_tournament_ids
 from wallet.models import TransferReason
 from wallet.money import format_money, format_money_change
 from wallet.selectors import wallet_history, wallet_summary
 
 HISTORY_PAGE_SIZE = 25
 REASON_LABELS = dict(TransferReason.choices)
-TOURNAMENT_REF = "tournament:"
 
 
 @never_cache  # someone's own money: no shared or back-button copies
@@ -23,14 +23,13 @@ def wallet(request):
     the history when htmx turns its pages."""
     summary = wallet_summary(request.user)
     page = Paginator(wallet_history(request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
-    referred = {ticket.tournament_ref for ticket in summary.tickets}
-    referred |= {_tournament_id(row["counterpart_ref"]) for row in page.object_list}
-    names = _tournament_names(referred - {None})
+    about = transfer_tournament_ids(page.object_list)
+    names = _tournament_names({ticket.tournament_ref for ticket in summary.tickets} - {None} | set(about.values()))
     context = {
         "balances": summary.balances,
         "tickets": [_ticket_row(ticket, names) for ticket in summary.tickets],
         "page": page,
-        "history": [_history_row(row, names) for row in page.object_list],
+        "history": [_history_row(row, about.get(row["pk"]), names) for row in page.object_list],
     }
     template = "lobby/wallet.html#history" if request.htmx else "lobby/wallet.html"
     response = render(request, template, context)
@@ -46,12 +45,6 @@ def _tournament_names(ids: set[int]) -> dict[int, str]:
     return dict(Tournament.objects.filter(pk__in=ids).values_list("pk", "name"))
 
 
-def _tournament_id(ref: str) -> int | None:
-    if ref.startswith(TOURNAMENT_REF) and ref[len(TOURNAMENT_REF) :].isdigit():
-        return int(ref[len(TOURNAMENT_REF) :])
-    return None
-
-
 def _ticket_row(ticket, names: dict[int, str]) -> dict:
     tournament_id = ticket.tournament_ref
     return {
@@ -63,9 +56,8 @@ def _ticket_row(ticket, names: dict[int, str]) -> dict:
     }
 
 
-def _history_row(row: dict, names: dict[int, str]) -> dict:
+def _history_row(row: dict, tournament_id: int | None, names: dict[int, str]) -> dict:
     amount = row["signed_amount"]
-    tournament_id = _tournament_id(row["counterpart_ref"])
     return {
         **row,
         "reason_label": REASON_LABELS.get(row["reason"], row["reason"]),

@@ -4,6 +4,7 @@ from support import views
 
 app_name = "support"
 urlpatterns = [
+    path("", views.home, name="home"),
     path("tickets/", views.tickets, name="tickets"),
     path("players/", views.player_search, name="players"),
     path("players/<int:pk>/", views.player_wallet, name="player"),

@@ -16,6 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
+from tournaments.models import Tournament
+from tournaments.selectors import transfer_tournament_ids
 from wallet.models import Currency, TransferReason
 from wallet.money import format_money, format_money_change, minor_units
 from wallet.selectors import wallet_balance, wallet_history, wallet_summary
@@ -40,6 +42,21 @@ def staff_required(view):
         return view(request, *args, **kwargs)
 
     return never_cache(guarded)
+
+
+@require_GET
+@staff_required
+def home(request):
+    """The console's front page: what waits for staff, and every tool."""
+    waiting = Ticket.objects.exclude(status=TicketStatus.CLOSED)
+    deals = waiting.filter(negotiation__isnull=False).select_related("tournament", "claimed_by", "negotiation")
+    context = {
+        "open_tickets": waiting.count(),
+        "unclaimed": waiting.filter(claimed_by=None).count(),
+        "deals": deals.order_by("-urgent", "created_at"),
+        "form": PlayerSearchForm(),
+    }
+    return render(request, "support/home.html", context)
 
 
 @require_GET
@@ -167,7 +184,10 @@ def _wallet_page(request, player, **bound):
         form.renew_key()
     forms = {name: bound.get(name) or form_class.fresh(prefix=name) for name, form_class in FORMS.items()}
     summary = wallet_summary(player)
-    history = [_history_row(row) for row in wallet_history(player)[:HISTORY_SHOWN]]
+    rows = list(wallet_history(player)[:HISTORY_SHOWN])
+    about = transfer_tournament_ids(rows)
+    tournaments = Tournament.objects.only("pk", "name").in_bulk(set(about.values()))
+    history = [_history_row(row, tournaments.get(about.get(row["pk"], 0))) for row in rows]
     context = {
         "player": player,
         "balances": summary.balances,
@@ -178,13 +198,14 @@ def _wallet_page(request, player, **bound):
     return render(request, "support/player_wallet.html", context, status=400 if bound else 200)
 
 
-def _history_row(row: dict) -> dict:
+def _history_row(row: dict, tournament: Tournament | None) -> dict:
     amount = row["signed_amount"]
     return {
         **row,
         "reason_label": REASON_LABELS.get(row["reason"], row["reason"]),
         "credit": amount > 0,
         "amount_text": format_money_change(amount, row["currency"]),
+        "tournament": tournament,
     }
 
 

@@ -67,7 +67,8 @@ def wallet_balance(user, currency: str) -> int:
 def wallet_history(user) -> QuerySet:
     """Every transfer into or out of the player's own accounts, newest first, as
     dicts: pk, created_at, reason, signed_amount (+ in, - out), currency, memo, and
-    counterpart_ref (the other account's ref, e.g. "tournament:42", or "").
+    counterpart_ref (the other account's ref, e.g. "tournament:42", or ""), and
+    idempotency_key (which the paying service makes, e.g. "purchase:17:fee").
 
     A query per slice and one to count, whose cost does not grow with the length of
     the history: it suits a Paginator.
@@ -82,5 +83,5 @@ def wallet_history(user) -> QuerySet:
             counterpart_ref=Case(When(incoming, then=F("source__ref")), default=F("destination__ref")),
         )
         .order_by("-created_at", "-pk")
-        .values("pk", "created_at", "reason", "signed_amount", "currency", "memo", "counterpart_ref")
+        .values("pk", "created_at", "reason", "signed_amount", "currency", "memo", "counterpart_ref", "idempotency_key")
     )

@@ -46,7 +46,11 @@ def test_register_and_unregister_from_a_lobby_row(event, player_page):
     assert page.evaluate("location.pathname") == "/"  # the lobby's address is kept
 
     card.get_by_role("button", name="Unregister").click()
-    expect(card).to_contain_text("what you paid is back in your wallet")
+    expect(card).to_contain_text("Unregister from Evening Freezeout? You get back €11 in cash.")
+    settled(page)
+    card.get_by_role("button", name="Yes, unregister").click()
+    expect(card).to_contain_text("You are unregistered from Evening Freezeout. Back in your wallet: €11 in cash.")
+    assert page.evaluate("location.pathname") == "/"
 
     row.get_by_role("link", name="Register…").click()  # a second click closes the card
     expect(page.locator(".registration-row")).to_have_count(0)

@@ -51,8 +51,8 @@ def test_register_then_unregister_with_htmx(client, funded, event):
     assert "You are registered. Good luck!" in response.content.decode()
     assert "Unregister" in response.content.decode()
     assert wallet_account(funded, "EUR").balance == 3900
-    response = client.post(f"/tournaments/{event.pk}/unregister/", headers=HTMX)
-    assert "what you paid is back in your wallet" in response.content.decode()
+    response = client.post(f"/tournaments/{event.pk}/unregister/", {"confirm": "yes"}, headers=HTMX)
+    assert "Back in your wallet: €11 in cash." in response.content.decode()
     assert wallet_account(funded, "EUR").balance == 5000
     assert Entry.objects.get().status == EntryStatus.UNREGISTERED
 
