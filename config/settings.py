@@ -7,6 +7,7 @@ broker, channel layer and cache), SECRET_KEY, ALLOWED_HOSTS and DEBUG.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -61,6 +62,7 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS"
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
+    "axes",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -93,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "lobby.middleware.ViewerTimezoneMiddleware",
+    # Last, as its docs ask: it turns a locked-out log-in's answer into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -136,6 +140,21 @@ LOGIN_URL = "/accounts/login/"
 # URL names, so each resolves in the language of the page it is reached from.
 LOGIN_REDIRECT_URL = "lobby:lobby"
 LOGOUT_REDIRECT_URL = "lobby:lobby"
+
+# Failed log-ins (django-axes): every authentication, the site's, the admin's and the
+# API token's, counts against one limit per client address and one per username,
+# each alone enough to stop a guesser (rotating addresses meets the username's).
+# A lockout lasts the cool-off after the last attempt made during it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=5)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_USERNAME_CALLABLE = "accounts.rate_limit.login_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.rate_limit.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
