@@ -1,8 +1,11 @@
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.http import HttpResponse, JsonResponse
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.api import AuthTokenApi
 from deals.api import DealAnswerApi, DealConsentApi, DealRequestApi, NegotiationApi
@@ -19,6 +22,13 @@ from tournaments.api import (
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+# Swagger UI's page carries a small <style> block and its own inline styles; its
+# scripts are separate files (the split view), so only styles are relaxed, here only.
+api_docs = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]})(
+    SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+)
 
 
 def api_not_found(request):
@@ -46,7 +56,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include(api_urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", api_docs, name="api-docs"),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
     *i18n_patterns(
