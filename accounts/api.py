@@ -14,8 +14,8 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.rate_limit import login_wait
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer, TokenRequestSerializer, TokenSerializer
+from accounts.views import LOCKED_OUT, lockout_seconds
 
 NOT_LOGGED_IN = _("Log in to register, rebuy or see your wallet: send your API token, or use your session.")
 AUTH_ERRORS = {
@@ -76,8 +76,8 @@ class AuthTokenApi(PlayerApiView):
                 403: AUTH_ERRORS[403],
                 429: OpenApiResponse(
                     ErrorSerializer,
-                    description="`throttled`: too many attempts from this address or for this username (with the "
-                    "web login's); Retry-After says when to try again.",
+                    description="`throttled`: too many failed log-ins from this address or for this username "
+                    "(the web and admin log-ins' too); Retry-After says when to try again.",
                 ),
             }
         ),
@@ -85,9 +85,11 @@ class AuthTokenApi(PlayerApiView):
     def post(self, request) -> Response:
         body = TokenRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        if wait := login_wait(request, body.validated_data["username"]):
-            raise exceptions.Throttled(wait)
         user = authenticate(request, **body.validated_data)
+        # django-axes marks a locked-out attempt on the request it was given: DRF's.
+        if getattr(request, "axes_locked_out", False):
+            wait = lockout_seconds()
+            raise exceptions.Throttled(wait, detail=LOCKED_OUT % {"minutes": -(-wait // 60)})
         if user is None:
             raise InvalidCredentials
         token, _created = Token.objects.get_or_create(user=user)

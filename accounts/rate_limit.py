@@ -1,5 +1,7 @@
-"""A fixed-window attempt counter on Django's cache, who is asking, and the limits
-of logging in and signing up (the web pages' and the API token's alike).
+"""A fixed-window attempt counter on Django's cache, who is asking, and the limit
+of signing up. Failed log-ins are django-axes' (settings.AXES_*): it watches every
+authentication, the admin's and the API token's included; it asks this module who
+is asking (client_address, login_username).
 
 Fixed windows are coarse (a burst across a window's edge gets twice the limit) but
 need one atomic increment per attempt and nothing else; on Redis `add` and `incr`
@@ -11,6 +13,7 @@ import ipaddress
 import math
 import os
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -68,7 +71,8 @@ def client_address(request) -> str:
     Behind the reverse proxy every request comes from the proxy, so the client is
     the nearest X-Forwarded-For entry that a trusted proxy added; entries further
     left are the client's own word and may be forged. An IPv6 client is keyed by
-    its /64, which one subscriber usually holds whole.
+    the first address of its /64, which one subscriber usually holds whole (still
+    an address, as axes stores it).
     """
     peer = _parse(request.META.get("REMOTE_ADDR", ""))
     if peer is None:
@@ -83,8 +87,18 @@ def client_address(request) -> str:
             if TRUSTED_PROXIES is None or not _is_trusted(hop):
                 break
     if client.version == 6:
-        return str(ipaddress.ip_network(f"{client}/64", strict=False))
+        return str(ipaddress.ip_network(f"{client}/64", strict=False).network_address)
     return str(client)
+
+
+def login_username(request: HttpRequest, credentials: dict | None) -> str | None:
+    """The username a failed log-in counts against: as Django's login form
+    normalises it (NFKC: a name in fullwidth letters is the same name), stripped,
+    and casefolded, as the database keeps names unique whatever their case."""
+    username = (credentials or {}).get("username")
+    if not isinstance(username, str):
+        return None
+    return unicodedata.normalize("NFKC", username).strip().casefold() or None
 
 
 @dataclass(frozen=True)
@@ -93,21 +107,10 @@ class Limit:
     window_seconds: int
 
 
-# Enough for a player who mistypes, too few to guess passwords or mass-produce accounts.
-LOGIN_LIMIT = Limit(attempts=10, window_seconds=5 * 60)
+# Enough for a family behind one address, too few to mass-produce accounts.
 SIGN_UP_LIMIT = Limit(attempts=5, window_seconds=60 * 60)
 
 
 def over_limit(scope: str, key: str, limit: Limit) -> int:
     """limit_exceeded with one of the limits above."""
     return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
-
-
-def login_wait(request: HttpRequest, username: str) -> int:
-    """Count one password attempt per client address and per username, each alone
-    enough to stop a guesser (rotating addresses meets the username's limit); the
-    web login and the API's token share the counts. The seconds to wait, or 0."""
-    waits = [over_limit("login:ip", client_address(request), LOGIN_LIMIT)]
-    if username := username.strip().casefold():
-        waits.append(over_limit("login:username", username, LOGIN_LIMIT))
-    return max(waits)

@@ -4,17 +4,18 @@ from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignUpForm
-from accounts.rate_limit import SIGN_UP_LIMIT, client_address, login_wait, over_limit
+from accounts.rate_limit import SIGN_UP_LIMIT, client_address, over_limit
 from accounts.services import user_sign_up
 
 
@@ -24,6 +25,25 @@ def too_many_attempts(request, retry_after: int):
     response = render(request, "accounts/too_many_attempts.html", context, status=429)
     response["Retry-After"] = str(retry_after)
     return response
+
+
+LOCKED_OUT = _("Too many failed log-ins. Please wait %(minutes)s minutes and try again.")
+
+
+def lockout_seconds() -> int:
+    """How long a lockout lasts from the last attempt (settings.AXES_COOLOFF_TIME)."""
+    return int(settings.AXES_COOLOFF_TIME.total_seconds())
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """django-axes' answer to a locked-out log-in: the 429 page, or JSON under /api/."""
+    retry_after = lockout_seconds()
+    if request.path.startswith("/api/"):
+        message = LOCKED_OUT % {"minutes": -(-retry_after // 60)}
+        response = JsonResponse({"code": "throttled", "message": message}, status=429)
+        response["Retry-After"] = str(retry_after)
+        return response
+    return too_many_attempts(request, retry_after)
 
 
 def _safe_next(request) -> str:
@@ -60,7 +80,8 @@ def sign_up(request):
 
 
 def _signed_up(request, user):
-    login(request, user)
+    # The backend that authenticates (the first, axes', only watches).
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     translation.activate(user.language)
     with translation.override(user.language):
         lobby = reverse("lobby:lobby")
@@ -89,15 +110,9 @@ class FormErrorIs400:
 
 
 class LogIn(FormErrorIs400, auth_views.LoginView):
-    """Django's login, limited per client address and per username, each alone
-    enough to stop a guesser: rotating addresses meets the username's limit."""
+    """Django's login; django-axes limits failed attempts (settings.AXES_*)."""
 
     template_name = "accounts/login.html"
-
-    def post(self, request, *args, **kwargs):
-        if wait := login_wait(request, request.POST.get("username", "")):
-            return too_many_attempts(request, wait)
-        return super().post(request, *args, **kwargs)
 
 
 class LogOut(auth_views.LogoutView):

@@ -7,10 +7,12 @@ broker, channel layer and cache), SECRET_KEY, ALLOWED_HOSTS and DEBUG.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -61,6 +63,7 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS"
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
+    "axes",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -91,8 +94,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "lobby.middleware.ViewerTimezoneMiddleware",
+    # Last, as its docs ask: it turns a locked-out log-in's answer into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -136,6 +142,21 @@ LOGIN_URL = "/accounts/login/"
 # URL names, so each resolves in the language of the page it is reached from.
 LOGIN_REDIRECT_URL = "lobby:lobby"
 LOGOUT_REDIRECT_URL = "lobby:lobby"
+
+# Failed log-ins (django-axes): every authentication, the site's, the admin's and the
+# API token's, counts against one limit per client address and one per username,
+# each alone enough to stop a guesser (rotating addresses meets the username's).
+# A lockout lasts the cool-off after the last attempt made during it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=5)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_USERNAME_CALLABLE = "accounts.rate_limit.login_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.rate_limit.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -241,6 +262,21 @@ SPECTACULAR_SETTINGS = {
         "GameEnum": "tournaments.models.Game",
         "BountyKindEnum": "tournaments.models.BountyKind",
     },
+}
+
+# Content-Security-Policy: only our own scripts and styles, no inline ones (the
+# pages' JavaScript is in static/js; htmx injects no indicator style), and the live
+# socket to the same host. The API docs page relaxes it for itself (config.urls).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
 }
 
 # HTTPS hardening; HTTPS=0 turns it off for plain-HTTP test servers.

@@ -7,6 +7,7 @@ registration), so the demo's books balance like production's.
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import Group
 from django.db import transaction
 
 from accounts.models import User
@@ -130,6 +131,9 @@ def _create_people() -> dict:
         )
         user.set_password(login.password)
         user.save()
+        if login.role == "staff":
+            # What the README says staff do (support's migration makes the group).
+            user.groups.add(Group.objects.get(name="Support staff"))
         for currency, amount in login.balances.items():
             deposit_create(
                 user=user, currency=currency, amount=amount, idempotency_key=f"demo:{login.username}:{currency}"

@@ -327,6 +327,10 @@ class TournamentAdmin(admin.ModelAdmin):
                 setattr(obj, name, value)
         tournament_save(tournament=obj, actor=request.user, changed=list(form.changed_data), created=not change)
 
+    def has_run_permission(self, request) -> bool:
+        """Pause, resume, cancel and postpone: staff's, who need not configure events."""
+        return request.user.has_perm("tournaments.run_tournament")
+
     def can_clone(self, request, obj=None) -> bool:
         # A clone is a new event: it takes the right to add as well as to change.
         return self.has_add_permission(request) and self.has_change_permission(request, obj)
@@ -371,11 +375,11 @@ class TournamentAdmin(admin.ModelAdmin):
             messages.SUCCESS,
         )
 
-    @admin.action(description=_("Cancel (roll back, refund everything)"), permissions=["change"])
+    @admin.action(description=_("Cancel (roll back, refund everything)"), permissions=["run"])
     def cancel_rollback(self, request, queryset):
         return self._cancel(request, queryset, CancelMode.ROLLBACK)
 
-    @admin.action(description=_("Cancel (roll forward)"), permissions=["change"])
+    @admin.action(description=_("Cancel (roll forward)"), permissions=["run"])
     def cancel_roll_forward(self, request, queryset):
         return self._cancel(request, queryset, CancelMode.ROLL_FORWARD)
 
@@ -406,7 +410,7 @@ class TournamentAdmin(admin.ModelAdmin):
             ),
         )
 
-    @admin.action(description=_("Pause the clock"), permissions=["change"])
+    @admin.action(description=_("Pause the clock"), permissions=["run"])
     def pause_clock(self, request, queryset):
         return self._confirm_then(
             request,
@@ -421,7 +425,7 @@ class TournamentAdmin(admin.ModelAdmin):
             done=lambda count: ngettext("Paused %(count)d event.", "Paused %(count)d events.", count),
         )
 
-    @admin.action(description=_("Resume the clock"), permissions=["change"])
+    @admin.action(description=_("Resume the clock"), permissions=["run"])
     def resume_clock(self, request, queryset):
         now = timezone.now()
         resumed = 0
@@ -436,7 +440,7 @@ class TournamentAdmin(admin.ModelAdmin):
             message = ngettext("Resumed %(count)d event.", "Resumed %(count)d events.", resumed)
             self.message_user(request, message % {"count": resumed}, messages.SUCCESS)
 
-    @admin.action(description=_("Postpone"), permissions=["change"])
+    @admin.action(description=_("Postpone"), permissions=["run"])
     def postpone(self, request, queryset):
         if queryset.count() != 1:
             # One new start time means one event.

@@ -342,6 +342,8 @@ class Tournament(models.Model):
 
     class Meta:
         ordering = ["scheduled_start", "id"]
+        # What staff do to an event without configuring it (admins change it).
+        permissions = [("run_tournament", _("Can pause, resume, cancel and postpone a tournament"))]
         indexes = [
             models.Index(fields=["status", "scheduled_start"]),
             # Events still to play or in play, by start: the default lobby finds the

@@ -3,12 +3,14 @@
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from audit.models import AuditEntry
+from lobby.demo_data import demo_load
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import EntryStatus, Status
 from tournaments.services.clock import tournament_advance
@@ -27,8 +29,9 @@ def grant(user, *codenames):
 
 @pytest.fixture
 def floor_client(client, staff):
-    """Support staff who may change events (not superusers)."""
-    client.force_login(grant(staff, "view_tournament", "change_tournament"))
+    """Staff in the Support staff group, as the demo's staff login (not superusers)."""
+    staff.groups.add(Group.objects.get(name="Support staff"))
+    client.force_login(staff)
     return client
 
 
@@ -221,8 +224,36 @@ def test_staff_who_may_only_view_events_cannot_cancel_them(client, staff, event,
     assert not AuditEntry.objects.filter(action="tournaments.tournament.cancelled").exists()
 
 
-def test_the_actions_are_on_the_list_for_staff_who_may_change_events(floor_client, event):
+def test_the_actions_are_on_the_list_for_support_staff(floor_client, event):
     page = floor_client.get(reverse(CHANGELIST))
 
     for action in ("cancel_rollback", "cancel_roll_forward", "postpone"):
         assert f'value="{action}"' in page.text
+
+
+def test_support_staff_run_events_but_do_not_configure_them(floor_client, event):
+    """The README's staff: pause, resume, cancel and postpone from the list; admins
+    configure events."""
+    page = floor_client.get(reverse(CHANGELIST))
+    for action in ("pause_clock", "resume_clock", "cancel_rollback", "cancel_roll_forward", "postpone"):
+        assert f'value="{action}"' in page.text
+    assert 'value="clone_selected"' not in page.text
+
+    change = reverse("admin:tournaments_tournament_change", args=[event.pk])
+    assert floor_client.get(change).status_code == 200  # read only
+    assert floor_client.post(change, {"name": "Renamed"}).status_code == 403
+    assert floor_client.get(reverse("admin:tournaments_tournament_add")).status_code == 403
+    assert floor_client.get(reverse("admin:tournaments_blindstructure_changelist")).status_code == 403
+    event.refresh_from_db()
+    assert event.name == "Nightly 11"
+
+
+def test_the_demo_staff_login_is_support_staff(db):
+    demo_load(now=timezone.now())
+
+    staff = User.objects.get(username="staff")
+    assert staff.is_staff
+    assert not staff.is_superuser
+    assert staff.has_perm("tournaments.run_tournament")
+    assert staff.has_perm("tournaments.view_tournament")
+    assert not staff.has_perm("tournaments.change_tournament")

@@ -708,14 +708,29 @@ def test_a_token_request_without_a_password_is_a_400_by_field(rich):
 
 def test_token_requests_share_the_web_logins_limit(rich):
     client = APIClient()
-    for _attempt in range(10):
-        assert client.post(TOKEN, {"username": "alice", "password": "wrong"}, format="json").status_code == 400
+    statuses = [
+        client.post(TOKEN, {"username": "alice", "password": "wrong"}, format="json").status_code
+        for _attempt in range(9)
+    ]
+    assert statuses == [400] * 9
+    # The tenth failure, on the web login, locks the API too.
+    assert APIClient().post("/accounts/login/", {"username": "alice", "password": "wrong"}).status_code == 429
 
     response = client.post(TOKEN, {"username": "alice", "password": "correct horse battery"}, format="json")
 
-    refused(response, 429, "throttled")
-    assert int(response["Retry-After"]) > 0
+    assert refused(response, 429, "throttled").startswith("Too many failed log-ins. Please wait 5 minutes")
+    assert response["Retry-After"] == "300"
     assert not Token.objects.exists()
+
+
+def test_the_token_endpoint_answers_json_when_it_locks_out(rich):
+    client = APIClient()
+    for _attempt in range(9):
+        client.post(TOKEN, {"username": "alice", "password": "wrong"}, format="json")
+
+    response = client.post(TOKEN, {"username": "\uff41\uff4c\uff49\uff43\uff45", "password": "wrong"}, format="json")
+
+    refused(response, 429, "throttled")
 
 
 # Privacy: a player reaches only their own entry and wallet

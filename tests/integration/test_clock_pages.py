@@ -4,6 +4,7 @@ list; Tournament Info shows the level, its countdown, the break and the pause.""
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,7 +35,8 @@ def in_play(minutes_ago: float = 5, **fields) -> Tournament:
 
 @pytest.fixture
 def floor_client(client, staff):
-    client.force_login(grant(staff, "view_tournament", "change_tournament"))
+    staff.groups.add(Group.objects.get(name="Support staff"))
+    client.force_login(staff)
     return client
 
 
