@@ -156,7 +156,8 @@ def _filter_parameters() -> list[OpenApiParameter]:
     parameters = []
     for name, field in LobbyFilterForm.base_fields.items():
         if isinstance(field, forms.ChoiceField):
-            schema = {"type": "string", "enum": [value for value, _label in field.choices]}
+            values = [value for value, _label in field.choices]
+            schema = {"type": "string", "enum": values if field.required or "" in values else ["", *values]}
         elif isinstance(field, forms.DecimalField):
             whole = field.max_digits - field.decimal_places
             digits = rf"\d{{1,{whole}}}(\.\d{{1,{field.decimal_places}}})?"
