@@ -81,7 +81,7 @@ def test_demo_prints_the_url_and_logins_with_balances(demo):
         assert f" {username} " in demo["startup"]
     # As the pages write money (wallet.money), not "EUR 500.00, TMY 25.00".
     assert "balances: €500, T$25" in demo["startup"]
-    assert "balances: $1,000, T$100" in demo["startup"]
+    assert "balances: T$100, $1,000" in demo["startup"]
 
 
 def test_demo_serves_the_lobby_info_api_and_static_files(demo):
