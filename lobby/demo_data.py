@@ -4,6 +4,8 @@ Everything goes through the services (deposits through the ledger, entries throu
 registration), so the demo's books balance like production's.
 """
 
+import random
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -24,8 +26,9 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.services.clock import tournament_advance
+from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.entries import entry_register
+from tournaments.simulator import playing_tables, simulate_hand
 from wallet.models import Currency
 from wallet.services import deposit_create
 
@@ -114,12 +117,34 @@ def demo_load(*, now: datetime) -> None:
         structures = _create_structures()
         events = _create_events(now=now, structures=structures)
         _register_bots(events=events, bots=people["bots"], now=now)
-        events.append(_final_table(now=now, structure=structures["Regular 12-minute"], bot=people["bots"][0]))
+        rng = secrets.SystemRandom()
         for event in events:
-            tournament_advance(tournament_id=event.pk, now=now)
+            _catch_up(event.pk, now=now, rng=rng)
+        _final_table(now=now, structure=structures["Regular 12-minute"])
 
 
-def _create_people() -> dict:
+def demo_deal_load(*, now: datetime) -> Tournament:
+    """The demo's logins and its *Final Table Deal Demo* alone, as demo_load makes them."""
+    with transaction.atomic():
+        _create_people(bot_count=0)
+        return _final_table(now=now, structure=_create_structures()["Regular 12-minute"])
+
+
+def _catch_up(tournament_id: int, *, now: datetime, rng: random.Random) -> None:
+    """The clock up to `now`, as if the simulator had been playing all along: a break
+    that waits for the hands in play (rule 17) gets them finished as it falls due,
+    instead of holding an event that began earlier at that break until now."""
+    tournament_advance(tournament_id=tournament_id, now=now)
+    for _ in range(100):
+        pending = Tournament.objects.get(pk=tournament_id).break_pending_since
+        if pending is None:
+            return
+        for table in playing_tables(tournament_id):
+            simulate_hand(tournament_id, table, now=pending, rng=rng, bust_chance=None)
+        tournament_advance(tournament_id=tournament_id, now=now)
+
+
+def _create_people(bot_count: int = BOTS) -> dict:
     for login in LOGINS:
         user = User(
             username=login.username,
@@ -139,7 +164,7 @@ def _create_people() -> dict:
                 user=user, currency=currency, amount=amount, idempotency_key=f"demo:{login.username}:{currency}"
             )
     bots = []
-    for number in range(1, BOTS + 1):
+    for number in range(1, bot_count + 1):
         bot = User(username=f"bot{number:03d}", screen_name=_bot_name(number), email=f"bot{number:03d}@demo.example")
         bot.set_unusable_password()
         bots.append(bot)
@@ -366,14 +391,22 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
     return events
 
 
-def _final_table(*, now: datetime, structure: BlindStructure, bot: User) -> Tournament:
-    """An event already at its final table, with alice, bob and carla in it, and no
-    simulator playing its hands: the place to try a deal (rule 23) as a player and
-    as staff."""
+# The players of the deal demo: every one must be a demo login, since each must consent.
+FINAL_TABLE_PLAYERS = ["alice", "bob", "carla", "dmitri"]
+DEAL_DEMO_WAIT = "Waiting for the players to ask for a deal"
+
+
+def _final_table(*, now: datetime, structure: BlindStructure) -> Tournament:
+    """An event already at its final table, with demo logins only in it, its clock
+    stopped until they ask for a deal: the place to try a deal (rule 23) as each
+    player and as staff, to the prizes paid."""
     start = now.replace(microsecond=0) - timedelta(minutes=10)
     event = Tournament.objects.create(
         name="Final Table Deal Demo €5",
         status=Status.REGISTERING,
+        # Its hands wait for the deal (the clock stopped below); once it is made the
+        # clock goes again and the simulator plays the rest out: the prizes get paid.
+        simulated=True,
         scheduled_start=start,
         blind_structure=structure,
         buy_in=500,
@@ -383,9 +416,15 @@ def _final_table(*, now: datetime, structure: BlindStructure, bot: User) -> Tour
         prize_structure=PrizeStructure.FLAT,
         deal_leave_for_winner=100,
     )
-    for player in [*User.objects.filter(username__in=["alice", "bob", "carla"]).order_by("username"), bot]:
+    for player in User.objects.filter(username__in=FINAL_TABLE_PLAYERS).order_by("username"):
         deposit_create(user=player, currency=Currency.EUR, amount=550, idempotency_key=f"demo:final:{player.username}")
         entry_register(tournament_id=event.pk, player=player, now=start - timedelta(minutes=30))
+    tournament_advance(tournament_id=event.pk, now=now)
+    tournament_pause(tournament_id=event.pk, actor=None, reason=DEAL_DEMO_WAIT, now=now)
+    for table in playing_tables(event.pk):
+        # The hand dealt at the start, finished with nobody out: the table then waits.
+        simulate_hand(event.pk, table, now=now, rng=secrets.SystemRandom(), bust_chance=0)
+    event.refresh_from_db()
     return event
 
 

@@ -149,7 +149,18 @@ def _catch_up_on_start(**_):
     tournaments_sweep.delay(starting=True)
 
 
+# Held while a round of simulated hands is played: beat queues one every few seconds,
+# and a round that takes longer is not joined by the next (it would find the hands played).
+SIMULATING = "floor:simulating"
+
+
 @shared_task
 def floor_simulate() -> int:
-    """A hand at every table of the simulated tournaments (the demo's)."""
-    return simulate_round(now=timezone.now())
+    """A hand at every table of the simulated tournaments (the demo's), unless a
+    round is still being played."""
+    if not cache.add(SIMULATING, True, timeout=60):
+        return 0
+    try:
+        return simulate_round(now=timezone.now())
+    finally:
+        cache.delete(SIMULATING)

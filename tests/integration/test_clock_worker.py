@@ -1,7 +1,8 @@
 """A real Celery worker (with beat) on Redis runs a tournament with two-second
 levels through its start, levels, a break and a pause; then the worker is killed
 (SIGKILL) mid-level and restarted, and the tournament goes on with no transition
-missed or repeated (rules 2, 17)."""
+missed or repeated (rules 2, 17). The test closes the window itself (it stops the
+clock) and then compares: nothing it asserts depends on how fast the machine is."""
 
 # ruff: noqa: S603  (starts the project's own Celery worker)
 
@@ -31,10 +32,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOT_SECONDS = 60
-# A task runs a few milliseconds after its instant; a loaded machine may add more.
-ON_TIME = timedelta(seconds=1)
-# After a restart, beat's sweep (every 2 s) catches up what was missed.
-CAUGHT_UP = timedelta(seconds=8)
+# How long the test waits for what must happen before it calls it lost: a failure's
+# deadline only, never a measure of the worker.
+PATIENCE = 120
 
 
 class Worker:
@@ -110,6 +110,16 @@ def worker(tmp_path):
     worker.kill()
 
 
+def applied_clock(tournament_id: int) -> list[tuple[str, datetime, int | None]]:
+    """The clock's transitions as the audit log has them, in the order applied."""
+    rows = AuditEntry.objects.filter(subject_id=str(tournament_id), action__startswith="tournaments.clock.")
+    return [
+        (row.action.removeprefix("tournaments.clock."), datetime.fromisoformat(row.data["at"]), row.data.get("level"))
+        for row in rows.order_by("id")
+        if row.action not in ("tournaments.clock.paused", "tournaments.clock.resumed")
+    ]
+
+
 def test_a_real_worker_runs_the_clock_and_survives_a_kill(worker, staff):
     structure = BlindStructureFactory(levels=[(10 * n, 20 * n, 0, 0, 2) for n in range(1, 41)])
     start = timezone.now() + timedelta(seconds=4)
@@ -139,47 +149,42 @@ def test_a_real_worker_runs_the_clock_and_survives_a_kill(worker, staff):
     time.sleep(2.5)  # transitions fall due while no worker runs
     worker.start()
     restarted = timezone.now()
-    wait_until(max(at(26), restarted + CAUGHT_UP))  # a slow boot on a busy machine still gets its catch-up
-    end = timezone.now()  # before the kill: a warm shutdown may take a while
+    wait_until(at(26))  # the scenario's length: more levels and a break after the restart
+
+    # The restarted worker at work: it has applied a transition due after its start
+    # (and, the clock applying them in order, everything before).
+    deadline = time.monotonic() + PATIENCE
+    while not any(due > restarted for _, due, _ in applied_clock(tournament.pk)):
+        assert time.monotonic() < deadline, f"the restarted worker applied nothing\n{worker.log()}"
+        time.sleep(0.2)
+    # The window closes here: with the clock stopped nothing more falls due, so
+    # whatever the worker does from now on, the transitions up to here are all.
+    stopped = tournament_pause(tournament_id=tournament.pk, actor=staff, reason="End of the test", now=timezone.now())
     worker.kill(signal.SIGTERM)
+    end = stopped.paused_at
 
     tournament.refresh_from_db()
-    schedule = tournament_schedule(tournament, end)
     expected = [
         (t.change.value, t.at, t.level)
         for t in transitions(
             start=start,
             registration_opens_at=tournament.registration_opens_at,
             late_registration_closes_at=tournament_deadlines(tournament).late_registration_closes_at,
-            schedule=schedule,
+            schedule=tournament_schedule(tournament, end),
         )
-        if t.at <= end - timedelta(seconds=0.5) and t.change != "started"
+        if t.at <= end and t.change != "started"
     ]
-    rows = AuditEntry.objects.filter(subject_id=str(tournament.pk), action__startswith="tournaments.clock.")
-    rows = [
-        row
-        for row in rows.order_by("id")
-        if row.action not in ("tournaments.clock.paused", "tournaments.clock.resumed")
-    ]
-    applied = [
-        (row.action.removeprefix("tournaments.clock."), datetime.fromisoformat(row.data["at"]), row.data.get("level"))
-        for row in rows
-    ]
+    applied = applied_clock(tournament.pk)
     log = worker.log()
-    # Every transition once, in order, at its scheduled instant, the pause shifting what followed.
-    assert applied[: len(expected)] == expected, log
-    assert len(applied) <= len(expected) + 1, log  # at most one more, due in the last half second
-    assert len(tournament.clock_stops) == 1  # the pause
+    # Every transition due before the clock stopped, once each, in order, at its
+    # scheduled instant (the first pause shifting what followed), none lost to the kill.
+    assert applied == expected, log
+    assert (
+        AuditEntry.objects.filter(action="tournaments.tournament.started", subject_id=str(tournament.pk)).count() == 1
+    )
+    assert len(tournament.clock_stops) == 1  # the first pause; the second is still on
     assert any(change == "break_began" for change, _, _ in expected)
-    assert sum(change == "level" for change, _, _ in expected) >= 8
-
-    started = AuditEntry.objects.get(action="tournaments.tournament.started", subject_id=str(tournament.pk))
-    assert started.created_at - start < ON_TIME, "the start was late"
-    for row, (change, due, _) in zip(rows, expected, strict=False):
-        lateness = row.created_at - due
-        during_outage = killed - ON_TIME < due < restarted
-        limit = (restarted - due) + CAUGHT_UP if during_outage else ON_TIME
-        assert timedelta(0) <= lateness < limit, f"{change} due {due} applied {row.created_at}\n{log}"
     assert any(killed < due < restarted for _, due, _ in expected), "nothing fell due during the outage"
+    assert sum(change == "level" for change, _, _ in expected) >= 8
     final = Tournament.objects.get(pk=tournament.pk)
     assert final.level == max(level for change, _, level in applied if change == "level")

@@ -79,7 +79,9 @@ def test_demo_prints_the_url_and_logins_with_balances(demo):
     assert "The poker room is open at http://127.0.0.1:" in demo["startup"]
     for username in ("admin", "staff", "alice", "bob"):
         assert f" {username} " in demo["startup"]
-    assert "balances: EUR 500.00" in demo["startup"]
+    # As the pages write money (wallet.money), not "EUR 500.00, TMY 25.00".
+    assert "balances: €500, T$25" in demo["startup"]
+    assert "balances: T$100, $1,000" in demo["startup"]
 
 
 def test_demo_serves_the_lobby_info_api_and_static_files(demo):
@@ -123,8 +125,30 @@ def test_the_demo_clock_starts_its_sprint_on_time_and_the_lobby_hears_of_it(demo
 
 def test_the_demo_has_a_final_table_where_alice_can_ask_for_a_deal(demo):
     (event,) = json.loads(get(demo["url"] + "api/v1/tournaments/?q=Final+Table+Deal")[1])["results"]
-    assert event["status"] == "running"
+    # Its clock waits for the deal; every player is a demo login, who can consent.
+    assert event["status"] == "paused"
     assert event["entrants"] == 4
+    info = get(demo["url"] + event["info_url"].split("/", 3)[3])[1]
+    assert "Waiting for the players to ask for a deal" in info
+    for name in ("Alice", "Bob", "Carla", "Dmitri"):
+        assert f">{name}<" in info
+
+
+@pytest.mark.parametrize(
+    ("name", "began", "level_minutes"), [("Deepstack Marathon", 75, 20), ("Rebuy Madness", 30, 12)]
+)
+def test_events_that_began_before_the_demo_show_the_level_their_schedule_says(demo, name, began, level_minutes):
+    (event,) = json.loads(get(demo["url"] + f"api/v1/tournaments/?q={name.replace(' ', '+')}")[1])["results"]
+    detail = json.loads(get(event["url"])[1])
+    now = datetime.now(UTC)
+    on_break = any(
+        datetime.fromisoformat(b["starts_at"]) <= now < datetime.fromisoformat(b["ends_at"]) for b in detail["breaks"]
+    )
+    # Before: held at their first break since the start until the demo's hands began,
+    # both said "On break" at level 1.
+    assert (event["status"] == "on_break") == on_break
+    assert detail["clock"]["level"] >= began // (level_minutes + 5)
+    assert detail["clock"]["level"] >= 2
 
 
 def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):

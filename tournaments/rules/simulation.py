@@ -24,3 +24,19 @@ def hand_result(stacks: Mapping[Hashable, int], rng: random.Random, *, bust_chan
     after[loser] -= lost
     after[winner] += lost
     return after
+
+
+# How often a hand busts somebody at most: stacks short against the blinds, or a deal made.
+MOST_BUSTS = 0.3
+# A table loses a player about once in this many big blinds of its average stack's hands:
+# rarely while stacks are deep, more as the blinds catch up with them, as in a real room.
+BUSTS_PER_BIG_BLIND = 2.0
+
+
+def paced_bust_chance(*, average_stack: float, big_blind: int, deal_made: bool = False) -> float:
+    """How often a simulated hand busts a player, paced by the blinds so that an event
+    lasts about as long as its structure says (a deepstack event for hours). After a
+    deal little is left to play for: the players go all in."""
+    if deal_made or average_stack <= 0:
+        return MOST_BUSTS
+    return min(MOST_BUSTS, BUSTS_PER_BIG_BLIND * big_blind / average_stack)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from lobby.demo_data import LOGINS, demo_load
 from tournaments.models import Tournament
 from wallet.models import AccountKind
+from wallet.money import format_money
 from wallet.services import account_get
 
 
@@ -93,7 +94,7 @@ class Command(BaseCommand):
                 for currency in sorted(login.balances):
                     kind = AccountKind.PLAYER_TMONEY if currency == "TMY" else AccountKind.PLAYER_CASH
                     amount = account_get(kind=kind, currency=currency, owner=user).balance
-                    balances.append(f"{currency} {amount / 100:,.2f}")
+                    balances.append(format_money(amount, currency))
             extra = f"  balances: {', '.join(balances)}" if balances else ""
             self.stdout.write(f"  {login.role:<7} {login.username:<8} / {login.password:<12}{extra}")
         self.stdout.write("Press Ctrl-C to stop.\n")

@@ -54,6 +54,7 @@ class Command(BaseCommand):
                 break
             now += timedelta(seconds=1)
             report = simulate_hand(tournament.pk, rng.choice(playing), now=now, rng=rng)
+            assert report is not None  # nothing else plays this tournament's hands
             hands += 1
             moves += report.moves
             breaks += report.broken
