@@ -144,7 +144,7 @@ def _catch_up(tournament_id: int, *, now: datetime, rng: random.Random) -> None:
         tournament_advance(tournament_id=tournament_id, now=now)
 
 
-def _create_people(bot_count: int = BOTS) -> dict:
+def _create_people(bot_count: int | None = None) -> dict:
     for login in LOGINS:
         user = User(
             username=login.username,
@@ -164,7 +164,7 @@ def _create_people(bot_count: int = BOTS) -> dict:
                 user=user, currency=currency, amount=amount, idempotency_key=f"demo:{login.username}:{currency}"
             )
     bots = []
-    for number in range(1, bot_count + 1):
+    for number in range(1, (BOTS if bot_count is None else bot_count) + 1):
         bot = User(username=f"bot{number:03d}", screen_name=_bot_name(number), email=f"bot{number:03d}@demo.example")
         bot.set_unusable_password()
         bots.append(bot)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.db import connections
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,3 +160,12 @@ def asgi_page(browser, asgi_server):
 @pytest.fixture
 def page(new_page):
     return new_page()
+
+
+@pytest.fixture
+def migrated_data(transactional_db):
+    """What the migrations put in the database (the Support staff group), which an
+    earlier test's flush emptied; serialized rollback cannot restore it beside the
+    browser's event loop (another connection object), so the migration runs again."""
+    call_command("migrate", "support", "0001", verbosity=0)
+    call_command("migrate", "support", verbosity=0)

@@ -32,7 +32,7 @@ def demo_log_in(page, username: str):
     return page
 
 
-def test_the_readme_deal_walk_through_on_the_demo_data(asgi_page):
+def test_the_readme_deal_walk_through_on_the_demo_data(migrated_data, asgi_page):
     event = demo_deal_load(now=timezone.now())
     info = f"/tournaments/{event.pk}/"
     ticket = f"URGENT Tournament #{event.pk} chop"

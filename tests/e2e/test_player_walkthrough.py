@@ -14,7 +14,7 @@ EVENT = "Sunday Major €50,000 GTD"
 
 
 @pytest.fixture
-def demo(transactional_db, monkeypatch):
+def demo(migrated_data, monkeypatch):
     # The demo's own logins, balances and events; fewer of its 300 bots, which only
     # fill the events, so that loading it takes seconds.
     monkeypatch.setattr(demo_data, "BOTS", 24)
@@ -23,7 +23,7 @@ def demo(transactional_db, monkeypatch):
 
 def settled(page):
     """htmx wires up new content as it settles; click only after that."""
-    page.wait_for_function("!document.querySelector('.htmx-added, .htmx-settling')")
+    page.wait_for_function("() => !document.querySelector('.htmx-added, .htmx-settling')")
 
 
 def test_a_player_registers_and_unregisters_as_the_readme_says(demo, page):

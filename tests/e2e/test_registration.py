@@ -29,7 +29,7 @@ def player_page(page, transactional_db):
 def settled(page):
     """htmx wires up new content as it settles; a click before that submits the form
     the old way (as it would for a person on a very slow computer)."""
-    page.wait_for_function("!document.querySelector('.htmx-added, .htmx-settling')")
+    page.wait_for_function("() => !document.querySelector('.htmx-added, .htmx-settling')")
 
 
 def test_register_and_unregister_from_a_lobby_row(event, player_page):

@@ -5,7 +5,6 @@ tournament list; a player reaches none of it."""
 from datetime import UTC, timedelta
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -16,12 +15,7 @@ CHANGELIST = "/admin/tournaments/tournament/"
 
 
 @pytest.fixture
-def demo(transactional_db):
-    # An earlier test's flush emptied what the migrations made (the Support staff
-    # group), and serialized rollback cannot restore it beside the browser's event
-    # loop (another connection object): apply that migration again.
-    call_command("migrate", "support", "0001", verbosity=0)
-    call_command("migrate", "support", verbosity=0)
+def demo(migrated_data):
     demo_load(now=timezone.now())
 
 
