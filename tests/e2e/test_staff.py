@@ -2,13 +2,15 @@
 `staff` login pauses, resumes, cancels and postpones events from the admin's
 tournament list; a player reaches none of it."""
 
-from datetime import UTC, timedelta
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from lobby.demo_data import demo_load
+from tests.e2e.conftest import BROWSER_TIME_ZONE
 from tournaments.models import Status, Tournament
 
 CHANGELIST = "/admin/tournaments/tournament/"
@@ -78,8 +80,9 @@ def test_staff_pause_resume_cancel_and_postpone_events_from_the_admin(page, demo
     to_cancel.refresh_from_db()
     assert to_cancel.status == Status.CANCELLED
 
-    # Postpone by a day: the entries are kept.
-    new_start = (to_postpone.scheduled_start + timedelta(days=1)).astimezone(UTC)
+    # Postpone by a day: the entries are kept. The form reads the time in the
+    # viewer's zone, which the portal's pages have told the server by now.
+    new_start = (to_postpone.scheduled_start + timedelta(days=1)).astimezone(ZoneInfo(BROWSER_TIME_ZONE))
     entries = to_postpone.entries_count
     run_action(page, to_postpone, "Postpone")
     expect(page.get_by_role("heading", name="Postpone")).to_be_visible()
