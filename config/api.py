@@ -8,7 +8,8 @@ from django.http import HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
 
 
@@ -23,6 +24,16 @@ class JSONObjectParser(JSONParser):
                 _('Send a JSON object, such as {"name": value}, not a list, a string or a number.'), code="invalid"
             )
         return data
+
+
+class PageNumbers(PageNumberPagination):
+    """DRF's page numbers, but a blank `page` names no page and is refused like any
+    other (DRF would read it as the first), as the schema says: a page is a number."""
+
+    def get_page_number(self, request, paginator):
+        if request.query_params.get(self.page_query_param) == "":
+            raise NotFound(_("Invalid page."))
+        return super().get_page_number(request, paginator)
 
 
 def api_error(code: str, message: str, status: int) -> JsonResponse:

@@ -241,7 +241,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "config.api.PageNumbers",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "tournaments.api.exception_handler",
     # Every body the API takes is a JSON object (config.api); anything else is a 400 or 415.

@@ -41,6 +41,14 @@ def test_an_unknown_api_address_is_a_json_404_whatever_the_method(method, path):
     assert message == "There is no such API address."
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["", "0", "x"])
+def test_a_page_that_is_not_a_page_number_is_a_json_404(page):
+    response = Client().get("/api/v1/tournaments/", {"page": page})
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
 def test_a_method_the_address_does_not_take_is_a_json_405():
     response = APIClient().put("/api/v1/tournaments/", {}, format="json")
 
