@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from tournaments.models import (
@@ -112,6 +113,7 @@ STRUCTURES = {
 
 def demo_load(*, now: datetime) -> None:
     """Create the demo room. Call on an empty database only."""
+    began = timezone.now()
     with transaction.atomic():
         people = _create_people()
         structures = _create_structures()
@@ -121,6 +123,11 @@ def demo_load(*, now: datetime) -> None:
         for event in events:
             _catch_up(event.pk, now=now, rng=rng)
         _final_table(now=now, structure=structures["Regular 12-minute"])
+        # Made last, so that it starts within a minute of the room being ready,
+        # however long catching up the earlier events took.
+        ready = now + (timezone.now() - began)
+        sprint = _create_sprint(now=ready, structures=structures)
+        _register_bots(events=[sprint], bots=people["bots"], now=ready)
 
 
 def demo_deal_load(*, now: datetime) -> Tournament:
@@ -204,6 +211,26 @@ def _create_structures() -> dict[str, BlindStructure]:
     return structures
 
 
+def _create_sprint(*, now: datetime, structures: dict[str, BlindStructure]) -> Tournament:
+    """An event starting within a minute, with a clock that moves fast enough to watch."""
+    return _event(
+        dict(
+            name="Clock Sprint €0.50",
+            scheduled_start=now.replace(microsecond=0) + timedelta(seconds=45),
+            blind_structure=structures["Demo 30-second"],
+            buy_in=50,
+            fee=5,
+            speed=Speed.HYPER,
+            break_policy=BreakPolicyKind.INTERVAL,
+            break_interval_minutes=2,
+            break_minutes=0,
+            break_seconds=20,
+            late_registration_minutes=3,
+            unregistration_deadline_minutes=0,
+        )
+    )
+
+
 def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> list[Tournament]:
     base = now.replace(second=0, microsecond=0)
 
@@ -231,21 +258,6 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
         )
     )
     specs = [
-        # Starting within a minute of the demo's start, with a clock that moves fast enough to watch.
-        dict(
-            name="Clock Sprint €0.50",
-            scheduled_start=now.replace(microsecond=0) + timedelta(seconds=45),
-            blind_structure=structures["Demo 30-second"],
-            buy_in=50,
-            fee=5,
-            speed=Speed.HYPER,
-            break_policy=BreakPolicyKind.INTERVAL,
-            break_interval_minutes=2,
-            break_minutes=0,
-            break_seconds=20,
-            late_registration_minutes=3,
-            unregistration_deadline_minutes=0,
-        ),
         # Starting within minutes of the demo's start, to watch the clock move.
         dict(name="Kick-off Freezeout €5", scheduled_start=at(3), blind_structure=regular, buy_in=500, fee=50),
         dict(
