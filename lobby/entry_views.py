@@ -31,7 +31,6 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.rules.registration import unregistration_refusal
 from tournaments.selectors import tournament_window
 from tournaments.services.entries import (
     PaymentOption,
@@ -42,6 +41,7 @@ from tournaments.services.entries import (
     entry_register,
     entry_unregister_receipt,
     payment_options,
+    unregister_refusal,
 )
 from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Currency
@@ -90,7 +90,7 @@ def registration_card_context(request, tournament: Tournament, *, message: str =
     if entry.finish_best is not None:
         return {**context, "entry": entry, "finish": _finish(tournament, entry)}
     can = {
-        "unregister": unregistration_refusal(now=now, status=tournament.status, window=window) is None,
+        "unregister": unregister_refusal(tournament, now=now) is None,
         "rebuy": chips_refusal(tournament, entry, kind=PurchaseKind.REBUY, now=now) is None,
         "addon": chips_refusal(tournament, entry, kind=PurchaseKind.ADDON, now=now) is None,
     }
@@ -204,11 +204,7 @@ def unregister(request, pk: int):
     if not request.user.is_authenticated:
         return _to_login(request, pk)
     entry = Entry.objects.filter(tournament=tournament, player=request.user, status__in=ENTERED).first()
-    refusal = (
-        "not_registered"
-        if entry is None
-        else unregistration_refusal(now=timezone.now(), status=tournament.status, window=tournament_window(tournament))
-    )
+    refusal = "not_registered" if entry is None else unregister_refusal(tournament, now=timezone.now())
     if refusal:
         return _answer(request, tournament, error=refuse(refusal).message, status=400)
     refund = refund_text(entry.purchases.filter(refunded_at=None).order_by("pk"))

@@ -229,6 +229,12 @@ def entry_refusal(tournament: Tournament, *, now: datetime) -> str | None:
     )
 
 
+def unregister_refusal(tournament: Tournament, *, now: datetime) -> str | None:
+    """Why the event takes no unregistration now (its status, the deadline: rule 10),
+    or None; pages ask it so that they offer only what the service would do."""
+    return unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
+
+
 def _check_open(tournament: Tournament, now: datetime) -> None:
     if refusal := entry_refusal(tournament, now=now):
         raise refuse(refusal)
@@ -268,7 +274,7 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
         )
         if entry is None:
             raise refuse("not_registered")
-        refusal = unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
+        refusal = unregister_refusal(tournament, now=now)
         if refusal:
             raise refuse(refusal)
         entry.status = EntryStatus.UNREGISTERED
