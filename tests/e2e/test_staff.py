@@ -40,8 +40,18 @@ def first(**filters) -> Tournament:
     return Tournament.objects.filter(**filters).order_by("scheduled_start", "pk").first()
 
 
+def in_play() -> Tournament:
+    """An event whose clock runs. Whether it is in late registration, playing a level
+    or on a break depends on the hour the demo is loaded at."""
+    event = first(
+        status__in=[Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK], paused_at=None, entries_count__gt=0
+    )
+    assert event is not None, "the demo has no event in play"
+    return event
+
+
 def test_staff_pause_resume_cancel_and_postpone_events_from_the_admin(page, demo):
-    in_play = first(status=Status.RUNNING, entries_count__gt=0)
+    playing = in_play()
     # Well ahead of their start, as a postponement must be.
     registering = Tournament.objects.filter(
         status=Status.REGISTERING, entries_count__gt=0, scheduled_start__gt=timezone.now() + timedelta(hours=1)
@@ -54,22 +64,22 @@ def test_staff_pause_resume_cancel_and_postpone_events_from_the_admin(page, demo
     expect(page.get_by_role("heading", name="Select tournament to view")).to_be_visible()
 
     # Pause, with a reason players see beside the clock.
-    run_action(page, in_play, "Pause the clock")
+    run_action(page, playing, "Pause the clock")
     expect(page.get_by_role("heading", name="Pause the clock")).to_be_visible()
     page.get_by_label("Reason").fill("Server incident at table 2")
     page.locator('input[type="submit"][value="Pause the clock"]').click()
     expect(page.locator(".messagelist")).to_contain_text("Paused 1 event.")
     info = page.context.new_page()
-    info.goto(f"/tournaments/{in_play.pk}/")
+    info.goto(f"/tournaments/{playing.pk}/")
     expect(info.locator("#clock")).to_contain_text("Paused: Server incident at table 2")
 
     # Resume.
-    run_action(page, in_play, "Resume the clock")
+    run_action(page, playing, "Resume the clock")
     expect(page.locator(".messagelist")).to_contain_text("Resumed 1 event.")
     info.reload()
     expect(info.locator("#clock")).not_to_contain_text("Paused")
-    in_play.refresh_from_db()
-    assert in_play.paused_at is None
+    playing.refresh_from_db()
+    assert playing.paused_at is None
 
     # Cancel, rolling back: a confirmation page with a reason, everyone refunded.
     run_action(page, to_cancel, "Cancel (roll back, refund everything)")
@@ -99,12 +109,12 @@ def test_staff_pause_resume_cancel_and_postpone_events_from_the_admin(page, demo
 
 
 def test_a_player_cannot_reach_the_admins_actions(page, demo):
-    in_play = first(status=Status.RUNNING, entries_count__gt=0)
+    playing = in_play()
 
     admin_login(page, "alice", "alice-demo")
 
     expect(page.locator(".errornote")).to_contain_text("staff account")
     page.goto(CHANGELIST)
     expect(page.get_by_label("Username")).to_be_visible()  # sent back to the admin's login
-    in_play.refresh_from_db()
-    assert in_play.paused_at is None
+    playing.refresh_from_db()
+    assert playing.paused_at is None
