@@ -1,0 +1,636 @@
+"""One hand of poker at a table (rules 6, 14, 15, 18, 25): dealing from our own deck,
+betting, the showdown and every pot's award. Pure: the services store a hand as its
+setup, its deck and its actions, and rebuild it with `Hand.play` on every call, so a
+hand is a deterministic function of those three.
+
+PokerKit runs the betting (action order, minimum raises, all-ins for less that do
+not reopen the betting, pot and fixed limits); this module decides the rest itself:
+
+- Seats map to PokerKit's player indices clockwise from the button: index 0 is the
+  first seat after the button, the last index the button (or, with a dead button on
+  an empty seat, the last player before it). Heads-up the button posts the small
+  blind, acts first before the flop and last after it (rule 15).
+- Dealing is explicit, from `deck`, like a dealer: hole cards one at a time round
+  the table from index 0, then for each of flop, turn and river one burnt card and
+  the board cards, in deck order. The library's own random dealing is never used.
+- Fixed Limit allows one bet and three raises a round (rule 6); before the flop the
+  big blind counts as the bet, so the raises go to 2, 3 and 4 big blinds.
+- House rule, the short big blind: a big blind with fewer chips than the big blind
+  (antes included) is all in, and the others still call the full big blind. The
+  excess over his chips forms a side pot he is not eligible for. PokerKit is given
+  the big blind's stack raised to ante + big blind so that it asks for the full
+  call; the pots are built here from what each player really put in (at most his
+  chips), so the missing chips never reach a pot. A short small blind or ante is
+  posted as far as the stack goes.
+- Every main and side pot is awarded here, not by PokerKit's chip pushing: hands are
+  ranked with PokerKit's lookups; a split pot's odd chips go one at a time to the
+  winners in the earliest positions after the button; hi/lo pots split high and low
+  with the odd chip to the high half, and a pot with no qualifying low among its
+  eligible players goes whole to the high hand (rule 25).
+- At a showdown every player still in shows (tournament play); a player who folded,
+  or a lone winner, shows nothing. When no more betting is possible the board is run
+  out at once.
+"""
+
+import hashlib
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from itertools import combinations
+from math import prod
+from random import Random
+from typing import Any, ClassVar
+
+from pokerkit import (
+    Automation,
+    BettingStructure,
+    Deck,
+    OmahaEightOrBetterLowHand,
+    OmahaHoldemHand,
+    Opening,
+    StandardHighHand,
+    State,
+    Street,
+)
+from pokerkit import Card as PokerKitCard
+from pokerkit import Hand as PokerKitHand
+from pokerkit.lookups import Lookup
+
+type Card = str  # "As", "Td", "2c": rank then suit, as PokerKit writes them
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+FULL_DECK: frozenset[str] = frozenset(rank + suit for rank in RANKS for suit in SUITS)
+STREETS = ("preflop", "flop", "turn", "river")
+_CARDS: Mapping[str, PokerKitCard] = {repr(card): card for card in Deck.STANDARD}
+
+
+def new_deck(rng: Random | None = None) -> tuple[Card, ...]:
+    """52 cards in a fresh random order; tests pass a seeded `rng`."""
+    cards = sorted(FULL_DECK)
+    (rng or secrets.SystemRandom()).shuffle(cards)
+    return tuple(cards)
+
+
+def new_salt() -> str:
+    return secrets.token_hex(16)
+
+
+def deck_commitment(deck: Sequence[Card], salt: str) -> str:
+    """The hash published before a hand, which proves afterwards that the deck was
+    fixed in advance (rule 1). Anyone can check it with
+    `printf '%s' 'AsKd...2c:salt' | sha256sum`: the 52 cards joined, a colon, the salt."""
+    return hashlib.sha256(f"{''.join(deck)}:{salt}".encode()).hexdigest()
+
+
+class HandError(ValueError):
+    """An action the rules refuse; the message is a sentence for the player."""
+
+
+class ActionKind(StrEnum):
+    # PHH's codes: fold, check or call, complete/bet/raise to.
+    FOLD = "f"
+    CHECK_CALL = "cc"
+    BET_RAISE = "cbr"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    seat: int
+    kind: ActionKind
+    amount: int | None = None  # BET_RAISE: the total his bet comes to on this street
+
+    def to_json(self) -> list[Any]:
+        return [self.seat, self.kind.value, self.amount]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "Action":
+        seat, kind, amount = data
+        return cls(int(seat), ActionKind(kind), None if amount is None else int(amount))
+
+
+GAMES: Mapping[str, tuple[int, tuple[type[PokerKitHand], ...]]] = {
+    # game: (hole cards, hand types: high, then low for hi/lo)
+    "holdem": (2, (StandardHighHand,)),
+    "omaha": (4, (OmahaHoldemHand,)),
+    "omaha_hilo": (4, (OmahaHoldemHand, OmahaEightOrBetterLowHand)),
+}
+BETTINGS: Mapping[str, BettingStructure] = {
+    "nl": BettingStructure.NO_LIMIT,
+    "pl": BettingStructure.POT_LIMIT,
+    "fl": BettingStructure.FIXED_LIMIT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HandSetup:
+    game: str  # "holdem" | "omaha" | "omaha_hilo"
+    betting: str  # "nl" | "pl" | "fl"
+    stacks: Mapping[int, int]  # seat -> chips at the start; everyone listed is dealt in
+    button: int  # with the dead button it may be an empty seat
+    small_blind_seat: int | None  # None: nobody posts the small blind (dead button)
+    big_blind_seat: int
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+
+    def __post_init__(self) -> None:
+        # A bad setup is the caller's bug, never a player's: plain ValueError.
+        if self.game not in GAMES or self.betting not in BETTINGS:
+            raise ValueError(f"Unknown game {self.game!r} or betting {self.betting!r}.")
+        if len(self.stacks) < 2 or min(self.stacks.values()) <= 0:
+            raise ValueError("A hand needs two or more players, each with chips.")
+        if self.big_blind_seat not in self.stacks or self.small_blind_seat in (self.big_blind_seat,):
+            raise ValueError("The big blind must be a player, other than the small blind.")
+        if self.small_blind_seat is not None and self.small_blind_seat not in self.stacks:
+            raise ValueError("The small blind must be a player (or None).")
+        if not 0 < self.small_blind <= self.big_blind or self.ante < 0:
+            raise ValueError("Blinds must be positive, the small at most the big; antes not negative.")
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The players' seats in the order of action: first the seat after the button,
+        last the button."""
+        ordered = sorted(self.stacks)
+        return tuple(seat for seat in ordered if seat > self.button) + tuple(
+            seat for seat in ordered if seat <= self.button
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "betting": self.betting,
+            "stacks": {str(seat): chips for seat, chips in sorted(self.stacks.items())},
+            "button": self.button,
+            "small_blind_seat": self.small_blind_seat,
+            "big_blind_seat": self.big_blind_seat,
+            "small_blind": self.small_blind,
+            "big_blind": self.big_blind,
+            "ante": self.ante,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "HandSetup":
+        small = data["small_blind_seat"]
+        return cls(
+            game=data["game"],
+            betting=data["betting"],
+            stacks={int(seat): int(chips) for seat, chips in data["stacks"].items()},
+            button=int(data["button"]),
+            small_blind_seat=None if small is None else int(small),
+            big_blind_seat=int(data["big_blind_seat"]),
+            small_blind=int(data["small_blind"]),
+            big_blind=int(data["big_blind"]),
+            ante=int(data["ante"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What the player to act may do; folding is always allowed on his turn."""
+
+    seat: int
+    can_check: bool
+    call: int  # chips to add to call (0 when he can check)
+    min_to: int | None  # smallest total bet or raise on this street; None: he cannot
+    max_to: int | None  # largest: all in, the pot limit, or the fixed amount
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # seats
+    winners: Mapping[int, int]  # seat -> chips won from this pot, high and low together
+    high_winners: tuple[int, ...]
+    low_winners: tuple[int, ...]  # empty unless hi/lo with a qualifying low
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    stacks: Mapping[int, int]  # every seat's chips at the end
+    pots: tuple[Pot, ...]  # main pot first, then side pots
+    shown: Mapping[int, tuple[Card, ...]]  # hole cards shown down
+    board: tuple[Card, ...]
+
+
+class _State(State):
+    """PokerKit's state, except that a player may fold when he could check: the
+    library refuses that in tournament mode, our tables allow it."""
+
+    def verify_folding(self) -> None:
+        if not self.actor_indices:
+            raise ValueError("There is no player to act.")
+
+
+_AUTOMATIONS = (
+    Automation.ANTE_POSTING,
+    Automation.BET_COLLECTION,
+    Automation.BLIND_OR_STRADDLE_POSTING,
+    Automation.RUNOUT_COUNT_SELECTION,
+)
+_FL_CAP = 4  # one bet and three raises (rule 6)
+
+
+def _streets(setup: HandSetup) -> tuple[Street, ...]:
+    hole_cards = GAMES[setup.game][0]
+    fixed = setup.betting == "fl"
+    # Before the flop the big blind is the round's first bet.
+    caps = (_FL_CAP - 1, _FL_CAP, _FL_CAP, _FL_CAP) if fixed else (None,) * 4
+    big_bet = 2 * setup.big_blind if fixed else setup.big_blind
+    bets = (setup.big_blind, setup.big_blind, big_bet, big_bet)
+    cards = (0, 3, 1, 1)
+    return tuple(
+        Street(index > 0, (False,) * hole_cards if index == 0 else (), cards[index], False, Opening.POSITION, bet, cap)
+        for index, (bet, cap) in enumerate(zip(bets, caps, strict=True))
+    )
+
+
+class _Ranker:
+    """PokerKit's hand ranking, memoised on what decides it (the ranks' multiset and
+    whether all five cards share a suit): PokerKit's own `from_game` tries every
+    combination through several layers of parsing, too slow to run on every replay."""
+
+    _PRIMES: ClassVar[Mapping[str, int]] = dict(
+        zip(RANKS, (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41), strict=True)
+    )
+
+    def __init__(self, hand_type: type[PokerKitHand]):
+        self.lookup: Lookup = hand_type.lookup
+        self.low = hand_type.low
+        self.omaha = hand_type in (OmahaHoldemHand, OmahaEightOrBetterLowHand)
+        self.memo: dict[tuple[int, bool], int | None] = {}
+
+    def _five(self, cards: tuple[str, ...]) -> int | None:
+        key = (prod(self._PRIMES[card[0]] for card in cards), len({card[1] for card in cards}) == 1)
+        if key not in self.memo:
+            entry = self.lookup.get_entry_or_none("".join(cards))
+            # Stronger is larger; a low hand's lookup index grows as the hand weakens.
+            self.memo[key] = None if entry is None else (-entry.index if self.low else entry.index)
+        return self.memo[key]
+
+    def strength(self, hole: Sequence[str], board: Sequence[str]) -> int | None:
+        """The best five-card hand's strength (larger wins), None if none qualifies."""
+        if self.omaha:
+            fives: Iterable[tuple[str, ...]] = (
+                two + three for two in combinations(hole, 2) for three in combinations(board, 3)
+            )
+        else:
+            fives = combinations((*hole, *board), 5)
+        strengths = [strength for five in fives if (strength := self._five(five)) is not None]
+        return max(strengths, default=None)
+
+
+_RANKERS: dict[type[PokerKitHand], _Ranker] = {
+    hand_type: _Ranker(hand_type) for hand_type in (StandardHighHand, OmahaHoldemHand, OmahaEightOrBetterLowHand)
+}
+
+
+def split(amount: int, winners: Sequence[int]) -> dict[int, int]:
+    """`amount` shared by `winners` (in position order from the button): the odd
+    chips one at a time to the earliest."""
+    share, odd = divmod(amount, len(winners))
+    return {winner: share + (1 if place < odd else 0) for place, winner in enumerate(winners)}
+
+
+@dataclass(slots=True)
+class _Band:
+    amount: int
+    eligible: tuple[int, ...]  # player indices still in the hand, in position order
+    refunds: dict[int, int] = field(default_factory=dict)  # nobody still in covered it
+
+
+def _bands(contributions: Sequence[int], live: Sequence[bool]) -> list[_Band]:
+    """Main and side pots from what each player put in: each level of contribution
+    is a pot for the players still in who put in at least that much. Chips nobody
+    still in matched (a short big blind's uncalled part) go back to whoever put them in."""
+    bands: list[_Band] = []
+    below = 0
+    for level in sorted(set(contributions) - {0}):
+        slices = {i: min(put, level) - min(put, below) for i, put in enumerate(contributions)}
+        amount = sum(slices.values())
+        eligible = tuple(i for i, put in enumerate(contributions) if live[i] and put >= level)
+        if not eligible:
+            bands.append(_Band(amount, (), {i: chips for i, chips in slices.items() if chips}))
+        elif bands and bands[-1].eligible == eligible:
+            bands[-1].amount += amount
+        else:
+            bands.append(_Band(amount, eligible))
+        below = level
+    return bands
+
+
+class Hand:
+    """One hand: `Hand.play(setup, deck, actions)` rebuilds it; `act` moves it on."""
+
+    def __init__(self, setup: HandSetup, deck: Sequence[Card]):
+        if len(deck) != 52 or set(deck) != FULL_DECK:
+            raise ValueError("The deck must hold each of the 52 cards once.")
+        self.setup = setup
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.actions: list[Action] = []
+        self.seats = setup.seats
+        self._index = {seat: index for index, seat in enumerate(self.seats)}
+        count = len(self.seats)
+        self.chips = tuple(setup.stacks[seat] for seat in self.seats)  # real, by index
+        blinds = [0] * count
+        if setup.small_blind_seat is not None:
+            blinds[self._index[setup.small_blind_seat]] = setup.small_blind
+        big = self._index[setup.big_blind_seat]
+        blinds[big] = setup.big_blind
+        starting = list(self.chips)
+        # The short big blind (module docstring): PokerKit sees him post it all.
+        starting[big] = max(starting[big], setup.ante + setup.big_blind)
+        self.starting = tuple(starting)  # as PokerKit plays them
+        # Heads-up PokerKit reads each player's blind and ante from the other index.
+        self.raw_blinds = blinds[::-1] if count == 2 else blinds
+        self.raw_antes = [setup.ante] * count
+        self.hand_types = GAMES[setup.game][1]
+        self.state = _State(
+            _AUTOMATIONS,
+            Deck.STANDARD,
+            self.hand_types,
+            _streets(setup),
+            BETTINGS[setup.betting],
+            False,
+            self.raw_antes,
+            self.raw_blinds,
+            0,
+            self.starting,
+            count,
+        )
+        self._dealt = 0  # deck cards used so far
+        self._board: list[Card] = []
+        self.showdown_order: tuple[int, ...] = ()  # indices, in PokerKit's order of showing
+        self._over = False
+        self._result: HandResult | None = None
+        self._run()
+
+    @classmethod
+    def play(cls, setup: HandSetup, deck: Sequence[Card], actions: Iterable[Action] = ()) -> "Hand":
+        """The hand as `actions` left it; HandError if one of them is illegal."""
+        hand = cls(setup, deck)
+        for action in actions:
+            hand.act(action.seat, action.kind, action.amount)
+        return hand
+
+    # Dealing and the end of the hand
+
+    def _take(self, count: int) -> tuple[Card, ...]:
+        cards = self.deck[self._dealt : self._dealt + count]
+        self._dealt += count
+        return cards
+
+    def _deal(self, count: int) -> tuple[PokerKitCard, ...]:
+        return tuple(_CARDS[card] for card in self._take(count))
+
+    def _run(self) -> None:
+        """Deal until someone must act or no more betting is possible."""
+        state = self.state
+        while True:
+            if state.card_burning_status:
+                state.burn_card(self._deal(1))
+            elif any(state.hole_dealing_statuses):
+                state.deal_hole(self._deal(1))
+            elif any(state.board_dealing_counts):
+                self._board.extend(self.deck[self._dealt : self._dealt + state.board_dealing_counts[0]])
+                state.deal_board(self._deal(state.board_dealing_counts[0]))
+            else:
+                break
+        if state.actor_indices:
+            return
+        self._over = True
+        if sum(state.statuses) > 1:
+            # A showdown: PokerKit would show and kill hands at great cost; the
+            # board is run out and the pots awarded here instead.
+            self.showdown_order = tuple(state.showdown_indices)
+            assert state.street_index is not None
+            for street in state.streets[state.street_index + 1 :]:
+                self._take(1)
+                self._board.extend(self._take(street.board_dealing_count))
+
+    # What the table shows
+
+    @property
+    def over(self) -> bool:
+        return self._over
+
+    @property
+    def to_act(self) -> int | None:
+        index = self.state.actor_index
+        return None if index is None or self._over else self.seats[index]
+
+    @property
+    def board(self) -> tuple[Card, ...]:
+        return tuple(self._board)
+
+    @property
+    def street(self) -> str:
+        """The betting round; "showdown" once the hand has gone to a showdown."""
+        if self._over and self.showdown_order:
+            return "showdown"
+        return STREETS[{0: 0, 3: 1, 4: 2, 5: 3}[len(self.board)]]
+
+    def _i(self, seat: int) -> int:
+        try:
+            return self._index[seat]
+        except KeyError:
+            raise HandError("That seat is not in this hand.") from None
+
+    def hole_cards(self, seat: int) -> tuple[Card, ...]:
+        index, count = self._i(seat), len(self.seats)
+        return tuple(self.deck[round_ * count + index] for round_ in range(GAMES[self.setup.game][0]))
+
+    def contributions(self) -> tuple[int, ...]:
+        """What each player (by index) has really put in: never more than his chips."""
+        return tuple(
+            min(start - stack, chips)
+            for start, stack, chips in zip(self.starting, self.state.stacks, self.chips, strict=True)
+        )
+
+    def _phantom(self) -> int:
+        return sum(self.starting) - sum(self.state.stacks) - sum(self.contributions())
+
+    def stack(self, seat: int) -> int:
+        if self._over:
+            return self.result().stacks[seat]
+        index = self._i(seat)
+        return self.chips[index] - self.contributions()[index]
+
+    def bet(self, seat: int) -> int:
+        """His bet on this street, chips he has not got left out."""
+        index = self._i(seat)
+        phantom = self.starting[index] - self.state.stacks[index] - self.contributions()[index]
+        return max(0, self.state.bets[index] - phantom)
+
+    def folded(self, seat: int) -> bool:
+        return not self.state.statuses[self._i(seat)]
+
+    def all_in(self, seat: int) -> bool:
+        index = self._i(seat)
+        return self.state.statuses[index] and self.contributions()[index] == self.chips[index]
+
+    @property
+    def pot_total(self) -> int:
+        """Every chip put in so far, bets included."""
+        return sum(self.contributions())
+
+    # Acting
+
+    def legal(self) -> Legal | None:
+        state = self.state
+        index = state.actor_index
+        if index is None or self._over:
+            return None
+        call = state.checking_or_calling_amount
+        assert call is not None
+        min_to = state.min_completion_betting_or_raising_to_amount
+        max_to = state.max_completion_betting_or_raising_to_amount
+        if min_to is not None and max_to is not None and self.setup.betting == "pl":
+            # PokerKit's pot counts a short big blind's missing chips; the limit is
+            # the real pot after the call.
+            pot = sum(self.starting) - sum(state.stacks) - self._phantom()
+            limit = 2 * max(state.bets) - state.bets[index] + pot
+            max_to = min(state.stacks[index] + state.bets[index], max(min_to, limit))
+        return Legal(self.seats[index], call == 0, call, min_to, max_to)
+
+    def _cannot_raise(self) -> str:
+        state = self.state
+        index = state.actor_index
+        assert index is not None
+        assert state.street is not None
+        if state.completion_betting_or_raising_count == state.street.max_completion_betting_or_raising_count:
+            return "Fixed Limit allows one bet and three raises a round."
+        if state.stacks[index] <= max(state.bets) - state.bets[index]:
+            return "You have only enough chips to call."
+        if not any(
+            i != index and state.statuses[i] and state.stacks[i] + state.bets[i] > max(state.bets)
+            for i in range(len(self.seats))
+        ):
+            return "Everyone else is all in: you can call or fold."
+        return "An all-in for less than a full raise does not reopen the betting: you can call or fold."
+
+    def act(self, seat: int, kind: ActionKind, amount: int | None = None) -> Action:
+        """Apply the action of the player to act and run the hand on to the next
+        decision or its end. HandError, and nothing changes, if the rules refuse it."""
+        if self._over:
+            raise HandError("This hand is over.")
+        legal = self.legal()
+        assert legal is not None
+        if seat != legal.seat:
+            raise HandError("It is not your turn.")
+        kind = ActionKind(kind)
+        if kind is ActionKind.BET_RAISE:
+            amount = self._check_amount(legal, amount)
+            self.state.complete_bet_or_raise_to(amount)
+        elif kind is ActionKind.CHECK_CALL:
+            amount = None
+            self.state.check_or_call()
+        else:
+            amount = None
+            self.state.fold()
+        action = Action(seat, kind, amount)
+        self.actions.append(action)
+        self._run()
+        return action
+
+    def _check_amount(self, legal: Legal, amount: int | None) -> int:
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise HandError("Say the total you bet or raise to, in chips.")
+        if legal.min_to is None or legal.max_to is None:
+            raise HandError(self._cannot_raise())
+        word = "bet" if max(self.state.bets) == 0 else "raise"
+        smallest = (
+            f"The smallest bet is {legal.min_to}." if word == "bet" else f"The smallest raise is to {legal.min_to}."
+        )
+        all_in_to = self.stack(legal.seat) + self.bet(legal.seat)
+        if legal.min_to == legal.max_to and amount != legal.min_to:
+            if legal.min_to == all_in_to:
+                raise HandError(f"The only {word} you can make is all in, to {legal.min_to}.")
+            raise HandError(f"In Fixed Limit the {word} is to {legal.min_to}.")
+        if amount < legal.min_to:
+            raise HandError(smallest)
+        if amount > legal.max_to:
+            if legal.max_to < all_in_to:
+                raise HandError(f"Pot Limit allows at most a {word} to {legal.max_to}.")
+            raise HandError(f"You can {word} at most to {legal.max_to}, all in.")
+        return amount
+
+    def timeout_action(self) -> Action:
+        """Rule 18.3 for the player to act: a check if he can, else a fold (not applied)."""
+        legal = self.legal()
+        if legal is None:
+            raise HandError("This hand is over.")
+        return Action(legal.seat, ActionKind.CHECK_CALL if legal.can_check else ActionKind.FOLD)
+
+    # The result
+
+    def _strength(self, index: int, hand_type: type[PokerKitHand]) -> int | None:
+        return _RANKERS[hand_type].strength(self.hole_cards(self.seats[index]), self.board)
+
+    def result(self) -> HandResult:
+        if not self._over:
+            raise HandError("This hand is not over yet.")
+        if self._result is None:
+            self._result = self._award()
+        return self._result
+
+    def _award(self) -> HandResult:
+        contributions = self.contributions()
+        live = list(self.state.statuses)
+        hilo = len(self.hand_types) == 2
+        strengths: dict[tuple[int, int], int | None] = {}
+
+        def best(eligible: Sequence[int], kind: int) -> tuple[int, ...]:
+            for index in eligible:
+                if (index, kind) not in strengths:
+                    strengths[index, kind] = self._strength(index, self.hand_types[kind])
+            top = max((s for i in eligible if (s := strengths[i, kind]) is not None), default=None)
+            return () if top is None else tuple(i for i in eligible if strengths[i, kind] == top)
+
+        won = [0] * len(self.seats)
+        pots: list[Pot] = []
+        for band in _bands(contributions, live):
+            if not band.eligible:
+                winners = band.refunds
+                high: tuple[int, ...] = tuple(band.refunds)
+                low: tuple[int, ...] = ()
+            elif len(band.eligible) == 1:
+                high, low, winners = band.eligible, (), {band.eligible[0]: band.amount}
+            else:
+                high = best(band.eligible, 0)
+                low = best(band.eligible, 1) if hilo else ()
+                low_half = band.amount // 2 if low else 0  # the odd chip goes high
+                winners = split(band.amount - low_half, high)
+                for index, chips in (split(low_half, low) if low else {}).items():
+                    winners[index] = winners.get(index, 0) + chips
+            for index, chips in winners.items():
+                won[index] += chips
+            pots.append(
+                Pot(
+                    band.amount,
+                    tuple(self.seats[i] for i in (band.eligible or tuple(band.refunds))),
+                    {self.seats[i]: chips for i, chips in winners.items()},
+                    tuple(self.seats[i] for i in high),
+                    tuple(self.seats[i] for i in low),
+                )
+            )
+        stacks = {self.seats[i]: self.chips[i] - contributions[i] + won[i] for i in range(len(self.seats))}
+        assert sum(stacks.values()) == sum(self.chips), "chips must be conserved"
+        shown = {self.seats[i]: self.hole_cards(self.seats[i]) for i in self.showdown_order}
+        return HandResult(stacks, tuple(pots), shown, self.board)
+
+    # Hand histories
+
+    def phh(self, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+        """The hand in PHH, PokerKit's hand-history format (tournaments.rules.hand_history)."""
+        from tournaments.rules.hand_history import hand_history
+
+        return hand_history(self, viewer=None, reveal_all=True, names=names, meta=meta)
+
+    def phh_for(self, viewer_seat: int | None, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+        """The same, but others' hole cards hidden ("????") unless shown down: what
+        `viewer_seat` (None: a spectator) saw."""
+        from tournaments.rules.hand_history import hand_history
+
+        return hand_history(self, viewer=viewer_seat, reveal_all=False, names=names, meta=meta)
