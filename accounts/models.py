@@ -15,6 +15,8 @@ class User(AbstractUser):
     country = models.CharField(_("country"), max_length=2, blank=True)
     preferred_currency = models.CharField(_("preferred currency"), max_length=3, default="EUR")
     language = models.CharField(_("language"), max_length=8, default="en")
+    # Played by the house's bot (tournaments.rules.bots): the demo's players and load tests'.
+    is_bot = models.BooleanField(_("bot"), default=False)
 
     class Meta(AbstractUser.Meta):
         # "Alice" and "alice" would pass for one player at the tables (rule 21), so

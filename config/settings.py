@@ -25,6 +25,11 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value is None or not value.strip() else float(value)
+
+
 def database_from_url(url: str) -> dict:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
@@ -230,9 +235,14 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "tournaments-sweep": {"task": "tournaments.tasks.tournaments_sweep", "schedule": 2.0},
     "wallet-tickets-expire": {"task": "wallet.tasks.tickets_expire_task", "schedule": 60.0},
-    # Simulated (demo) tournaments only: every table finishes its hand (tournaments.simulator).
-    "floor-simulate": {"task": "tournaments.tasks.floor_simulate", "schedule": 3.0},
+    # Turns and finished hands whose task was lost with a worker.
+    "hands-sweep": {"task": "tournaments.tasks.hands_sweep", "schedule": 5.0},
 }
+
+# The tables (tournaments.services.hands): a bot's thinking time, and the pause after
+# a hand before the next one's first turn starts, so people see how it ended.
+TABLE_BOT_SECONDS = env_float("TABLE_BOT_SECONDS", default=1.5)
+TABLE_HAND_GAP_SECONDS = env_float("TABLE_HAND_GAP_SECONDS", default=3.0)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

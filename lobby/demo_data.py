@@ -4,8 +4,6 @@ Everything goes through the services (deposits through the ledger, entries throu
 registration), so the demo's books balance like production's.
 """
 
-import random
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -20,8 +18,11 @@ from tournaments.models import (
     BlindStructure,
     BountyKind,
     BreakPolicyKind,
+    Entry,
     EntryKind,
     Game,
+    Hand,
+    HandStatus,
     PrizeStructure,
     Speed,
     Status,
@@ -29,7 +30,8 @@ from tournaments.models import (
 )
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.entries import entry_register
-from tournaments.simulator import playing_tables, simulate_hand
+from tournaments.services.hands import entry_of, replay
+from tournaments.services.tables import hand_act, hand_due, hand_report, hands_catch_up
 from wallet.models import Currency
 from wallet.services import deposit_create
 
@@ -119,9 +121,8 @@ def demo_load(*, now: datetime) -> None:
         structures = _create_structures()
         events = _create_events(now=now, structures=structures)
         _register_bots(events=events, bots=people["bots"], now=now)
-        rng = secrets.SystemRandom()
         for event in events:
-            _catch_up(event.pk, now=now, rng=rng)
+            _catch_up(event.pk, now=now)
         _final_table(now=now, structure=structures["Regular 12-minute"])
         # Made last, so that it starts within a minute of the room being ready,
         # however long catching up the earlier events took.
@@ -137,17 +138,20 @@ def demo_deal_load(*, now: datetime) -> Tournament:
         return _final_table(now=now, structure=_create_structures()["Regular 12-minute"])
 
 
-def _catch_up(tournament_id: int, *, now: datetime, rng: random.Random) -> None:
-    """The clock up to `now`, as if the simulator had been playing all along: a break
-    that waits for the hands in play (rule 17) gets them finished as it falls due,
-    instead of holding an event that began earlier at that break until now."""
+def _catch_up(tournament_id: int, *, now: datetime) -> None:
+    """The clock up to `now`, as if the bots had been playing all along: a break that
+    waits for the hands in play (rule 17) gets them played out by the bots as it
+    falls due, instead of holding an event that began earlier at that break until now."""
     tournament_advance(tournament_id=tournament_id, now=now)
     for _ in range(100):
         pending = Tournament.objects.get(pk=tournament_id).break_pending_since
         if pending is None:
             return
-        for table in playing_tables(tournament_id):
-            simulate_hand(tournament_id, table, now=pending, rng=rng, bust_chance=None)
+        hands = Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING)
+        for hand_id, actions, deadline in hands.values_list("pk", "actions", "deadline_at"):
+            at = max(pending, deadline or pending)
+            hand_due(hand_id=hand_id, at=len(actions), now=at, bots_wait=False)
+        hands_catch_up(now=pending, before=now, tournament_id=tournament_id)
         tournament_advance(tournament_id=tournament_id, now=now)
 
 
@@ -172,7 +176,12 @@ def _create_people(bot_count: int | None = None) -> dict:
             )
     bots = []
     for number in range(1, (BOTS if bot_count is None else bot_count) + 1):
-        bot = User(username=f"bot{number:03d}", screen_name=_bot_name(number), email=f"bot{number:03d}@demo.example")
+        bot = User(
+            username=f"bot{number:03d}",
+            screen_name=_bot_name(number),
+            email=f"bot{number:03d}@demo.example",
+            is_bot=True,
+        )
         bot.set_unusable_password()
         bots.append(bot)
     bots = User.objects.bulk_create(bots)
@@ -416,9 +425,6 @@ def _final_table(*, now: datetime, structure: BlindStructure) -> Tournament:
     event = Tournament.objects.create(
         name="Final Table Deal Demo €5",
         status=Status.REGISTERING,
-        # Its hands wait for the deal (the clock stopped below); once it is made the
-        # clock goes again and the simulator plays the rest out: the prizes get paid.
-        simulated=True,
         scheduled_start=start,
         blind_structure=structure,
         buy_in=500,
@@ -433,17 +439,22 @@ def _final_table(*, now: datetime, structure: BlindStructure) -> Tournament:
         entry_register(tournament_id=event.pk, player=player, now=start - timedelta(minutes=30))
     tournament_advance(tournament_id=event.pk, now=now)
     tournament_pause(tournament_id=event.pk, actor=None, reason=DEAL_DEMO_WAIT, now=now)
-    for table in playing_tables(event.pk):
-        # The hand dealt at the start, finished with nobody out: the table then waits.
-        simulate_hand(event.pk, table, now=now, rng=secrets.SystemRandom(), bust_chance=0)
+    # The hand dealt at the start, folded round to the big blind: nobody is out, and
+    # the table waits for the clock.
+    for dealt in Hand.objects.filter(tournament=event, status=HandStatus.PLAYING):
+        row = dealt
+        while row.status == HandStatus.PLAYING:
+            action = replay(row).timeout_action()
+            player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, action.seat))
+            row = hand_act(hand_id=row.pk, player_id=player, at=len(row.actions), kind=action.kind, now=now).hand
+        hand_report(hand_id=row.pk, now=now)
     event.refresh_from_db()
     return event
 
 
 def _event(spec: dict) -> Tournament:
     # Every event takes its registrations first; the clock then sets the status due.
-    # Its hands are played by the floor simulator: there are no playable tables yet.
-    return Tournament.objects.create(status=Status.REGISTERING, simulated=True, **spec)
+    return Tournament.objects.create(status=Status.REGISTERING, **spec)
 
 
 def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime) -> None:

@@ -8,8 +8,10 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
   UTC (the browser shows times in its own zone), at most once a second per event
   (live.throttle). A new event asks every lobby to fetch its list again: where it
   goes depends on each viewer's filters.
-- A table's group gets the table (seats, stacks, button, the hand it is on) each
-  time it changes.
+- A table's group gets the table as anyone watching sees it (seats, stacks, bets,
+  board, pot, whose turn) each time it changes; its players' own groups are told to
+  fetch their own part again (their hole cards and choices are never in a shared
+  message).
 - A player's own group gets only the names of what to fetch again (their
   registration card, their "Registered" mark on the lobby's row, their balances):
   what is private is rendered for them alone, by the request that fetches it.
@@ -25,10 +27,11 @@ from django.utils import timezone, translation
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name
 from live.throttle import Throttle
+from lobby.table_views import table_live_html
 from lobby.tasks import tournament_publish_task
-from lobby.views import lobby_row_html, table_live_html, tournament_live_html
+from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
-from tournaments.models import Tournament
+from tournaments.models import Entry, Hand, Tournament
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
@@ -74,7 +77,27 @@ def publish(events: Sequence[object]) -> list[Message]:
         )
     for tournament_id, numbers in tables.items():
         messages += table_parts(tournament_id, readers[tournament_id], sorted(numbers))
+        refreshes += own_seat_refreshes(tournament_id, numbers)
     return messages + refreshes
+
+
+def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
+    """The players at those tables (seated there, or in the hand just played there)
+    fetch their own part of the table page again: their cards and choices are
+    rendered for them alone."""
+    players = set(
+        Entry.objects.filter(table__tournament_id=tournament_id, table__number__in=numbers).values_list(
+            "player_id", flat=True
+        )
+    )
+    entries: set[int] = set()
+    for number in numbers:  # a handful: the tables one commit changed
+        last = Hand.objects.filter(tournament_id=tournament_id, table__number=number).order_by("-pk").first()
+        if last is not None:
+            entries.update(int(entry) for entry in last.seats.values())
+    players.update(Entry.objects.filter(pk__in=entries).values_list("player_id", flat=True))
+    name = (f"own-seat-{tournament_id}",)
+    return [Refresh(group_name("user", user_id=player), name) for player in sorted(players)]
 
 
 def tournament_parts(

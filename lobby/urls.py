@@ -1,13 +1,19 @@
 from django.urls import path
 
-from lobby import entry_views, views, wallet_views
+from lobby import entry_views, hand_views, table_views, views, wallet_views
 
 app_name = "lobby"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
     path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
-    path("tournaments/<int:pk>/tables/<int:number>/", views.table_view, name="table"),
+    path("tournaments/<int:pk>/tables/<int:number>/", table_views.table_view, name="table"),
+    path("tournaments/<int:pk>/tables/<int:number>/me/", table_views.table_own_part, name="table_own"),
+    path("tournaments/<int:pk>/tables/<int:number>/act/", table_views.table_act, name="table_act"),
+    path("tournaments/<int:pk>/tables/<int:number>/sit/", table_views.table_sit, name="table_sit"),
+    path("tournaments/<int:pk>/tables/<int:number>/hands.phh", hand_views.table_history, name="table_history"),
+    path("tournaments/<int:pk>/hands/<int:hand_id>/", hand_views.hand_view, name="hand"),
+    path("tournaments/<int:pk>/my-hands.phh", hand_views.own_history, name="own_history"),
     path("wallet/", wallet_views.wallet, name="wallet"),
     path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),

@@ -21,12 +21,11 @@ from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.forms import POOL, LobbyFilterForm
-from tournaments.models import BettingStructure, EntryKind, Game, Status, Table, Tournament, tournament_tags
+from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors import (
     LOBBY_FIELDS,
-    SeatView,
     chip_leaders,
     player_entered,
     registration_window,
@@ -361,36 +360,6 @@ def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = Fals
         render_to_string(f"lobby/tournament_info.html#{part}", context)
         for part in ("status", "entrants", "prizes", "tables")
     ) + render_to_string("lobby/clock_card.html", context)
-
-
-def table_view(request, pk: int, number: int):
-    """One table of a tournament, as anyone may watch it: its seats, stacks, button
-    and blinds and the hand it is on, live (nothing private: no cards, no wallets)."""
-    tournament = get_object_or_404(Tournament.objects.select_related("blind_structure"), pk=pk)
-    context = _table_context(tournament, number)
-    if context is None:
-        raise Http404(_("This tournament has no such table."))
-    return render(request, "lobby/table.html", context)
-
-
-def table_live_html(tournament: Tournament, number: int) -> str:
-    """A table's changing part, to swap in out of band (lobby.live)."""
-    context = _table_context(tournament, number)
-    return render_to_string("lobby/table.html#table", {**context, "oob": True}) if context else ""
-
-
-def _table_context(tournament: Tournament, number: int) -> dict | None:
-    table = Table.objects.filter(tournament=tournament, number=number).first()
-    if table is None:
-        return None
-    seated = {seat.seat: seat for view in tournament_tables(tournament, number) for seat in view.seats}
-    return {
-        "tournament": tournament,
-        "table": table,
-        "seats": [seated.get(seat) or SeatView(seat, "", 0, "") for seat in range(1, tournament.table_size + 1)],
-        "players": len(seated),
-        "clock": tournament_clock(tournament),
-    }
 
 
 def lobby_row_html(tournament_id: int) -> str:

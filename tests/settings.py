@@ -28,3 +28,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+
+# Bots act at once and the next hand follows the last without a pause: a test plays
+# a table's hands through the services without waiting for a clock.
+TABLE_BOT_SECONDS = 0.0
+TABLE_HAND_GAP_SECONDS = 0.0

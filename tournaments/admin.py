@@ -250,7 +250,8 @@ class TournamentAdmin(admin.ModelAdmin):
             {"fields": ("prize_structure", "guarantee", "prize_contributions", "bounty_kind", "bounty_amount")},
         ),
         (_("Satellite"), {"fields": ("satellite_target", "satellite_seats", "ends_when_prizes_equal")}),
-        (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at", "simulated")}),
+        (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at")}),
+        (_("Time to act (rule 18)"), {"fields": ("action_seconds", "time_bank_seconds", "time_bank_refill_seconds")}),
         (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner", "deal_paid_at_bust")}),
         (_("Formats"), {"fields": ("heads_up", "shootout")}),
     )

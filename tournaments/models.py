@@ -282,12 +282,16 @@ class Tournament(models.Model):
         blank=True,
         help_text=_("Players left at which every table plays hand-for-hand, beside the bubble, e.g. [10, 19]."),
     )
-    # Until playable tables exist, nothing plays the hands the floor deals but the
-    # simulator, which only demonstrations and tests may use: prizes are real money.
-    simulated = models.BooleanField(
-        _("hands played by the floor simulator"),
-        default=False,
-        help_text=_("Demonstrations only: random hands, eliminations and prizes."),
+    # Rule 18: the player to act has the action time, then his time bank, which
+    # refills by the refill each level up to its starting size.
+    action_seconds = models.PositiveSmallIntegerField(
+        _("seconds to act"), default=15, validators=[MinValueValidator(3), MaxValueValidator(120)]
+    )
+    time_bank_seconds = models.PositiveSmallIntegerField(
+        _("time bank (seconds)"), default=30, validators=[MaxValueValidator(600)]
+    )
+    time_bank_refill_seconds = models.PositiveSmallIntegerField(
+        _("time bank refill each level (seconds)"), default=5, validators=[MaxValueValidator(600)]
     )
     ends_when_prizes_equal = models.BooleanField(
         _("ends when every player left wins the same"),
@@ -552,6 +556,11 @@ class Entry(models.Model):
     # The amount agreed for the entry in the tournament's deal (rule 23), written by
     # the deals app: the floor pays it instead of the place's prize.
     deal_amount = models.PositiveBigIntegerField(_("amount agreed in the deal"), null=True, editable=False)
+    # Rule 18.4: dealt in, blinds and antes posted, folded or checked at once.
+    sitting_out = models.BooleanField(_("sitting out"), default=False)
+    # Rule 18: the time bank left when last used, and the level it was last refilled at.
+    time_bank_ms = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    time_bank_level = models.PositiveSmallIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name_plural = "entries"
@@ -611,3 +620,49 @@ class Purchase(models.Model):
     @property
     def total(self) -> int:
         return self.price + self.fee + self.bounty
+
+
+class HandStatus(models.TextChoices):
+    PLAYING = "playing", _("In play")
+    FINISHED = "finished", _("Finished")  # its result not yet given to the floor
+    REPORTED = "reported", _("Reported")  # the floor has its result
+
+
+class Hand(models.Model):
+    """One hand at one table (rules 6, 14, 15, 18): the record of truth is its setup,
+    deck and actions, from which tournaments.rules.hands replays it. The deck is
+    committed to (SHA-256 of the order and the salt) before the cards are dealt and
+    shown with its salt once the hand is over."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="hands")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="dealt_hands")
+    # The table's hands count when dealt, as the floor counts it (a final table starts
+    # again from 1); people know a hand by its id.
+    number = models.PositiveIntegerField(_("hand"))
+    level = models.PositiveSmallIntegerField(default=1)
+    synchronised = models.BooleanField(default=False)  # dealt hand-for-hand (rule 13)
+    setup = models.JSONField()  # tournaments.rules.hands.HandSetup
+    seats = models.JSONField()  # {seat: entry id} of the players dealt in
+    deck = models.CharField(max_length=104)
+    salt = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    actions = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=HandStatus.choices, default=HandStatus.PLAYING)
+    # The player to act, since when, and when rule 18.3 acts for him.
+    to_act = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "pk"]
+        indexes = [
+            models.Index(fields=["table", "number"], name="hand_table_number"),
+            models.Index(fields=["status", "deadline_at"], name="hand_due"),
+            models.Index(fields=["tournament", "status"], name="hand_tournament_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand #{self.pk}"

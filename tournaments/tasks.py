@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.models import Tournament
+from tournaments.services import tables
 from tournaments.services.clock import (
     FINAL,
     TICK_HORIZON,
@@ -20,7 +21,6 @@ from tournaments.services.clock import (
     tournament_advance,
     tournaments_advance,
 )
-from tournaments.simulator import simulate_round
 
 logger = logging.getLogger(__name__)
 
@@ -149,18 +149,21 @@ def _catch_up_on_start(**_):
     tournaments_sweep.delay(starting=True)
 
 
-# Held while a round of simulated hands is played: beat queues one every few seconds,
-# and a round that takes longer is not joined by the next (it would find the hands played).
-SIMULATING = "floor:simulating"
+@shared_task
+def hand_due(hand_id: int, at: int) -> bool:
+    """The deadline of a turn (tournaments.services.hands.hand_queue)."""
+    return tables.hand_due(hand_id=hand_id, at=at, now=timezone.now())
 
 
 @shared_task
-def floor_simulate() -> int:
-    """A hand at every table of the simulated tournaments (the demo's), unless a
-    round is still being played."""
-    if not cache.add(SIMULATING, True, timeout=60):
-        return 0
-    try:
-        return simulate_round(now=timezone.now())
-    finally:
-        cache.delete(SIMULATING)
+def hand_report(hand_id: int) -> bool:
+    """A finished hand to the floor."""
+    return tables.hand_report(hand_id=hand_id, now=timezone.now())
+
+
+@shared_task
+def hands_sweep() -> int:
+    """The turns and reports whose task was lost with its worker: a turn well past its
+    deadline, a hand finished a while ago and not yet given to the floor."""
+    now = timezone.now()
+    return tables.hands_catch_up(now=now, before=now - LOST_AFTER)

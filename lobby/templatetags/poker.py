@@ -68,3 +68,20 @@ def deal_card(context, tournament):
 
     request = context["request"]
     return {**deal_card_context(request, tournament), "request": request, "csrf_token": context.get("csrf_token")}
+
+
+SUITS = {"s": ("♠", "black"), "h": ("♥", "red"), "d": ("♦", "red"), "c": ("♣", "black")}
+
+
+@register.filter
+def card(code: str) -> str:
+    """A card as people read it: "As" as A♠, "Td" as 10♦ (escaped: codes come from our deck)."""
+    if len(code) != 2 or code[1] not in SUITS:
+        return "🂠"
+    rank = "10" if code[0] == "T" else code[0]
+    return f"{rank}{SUITS[code[1]][0]}"
+
+
+@register.filter
+def card_colour(code: str) -> str:
+    return SUITS.get(code[1:2], ("", "black"))[1]

@@ -191,3 +191,20 @@
 
   document.addEventListener("DOMContentLoaded", connect);
 })();
+
+// The table's bet slider and presets fill in the amount the Raise button sends.
+(function () {
+  "use strict";
+  document.addEventListener("input", function (event) {
+    var slider = event.target;
+    if (!slider.hasAttribute || !slider.hasAttribute("data-amount-slider")) return;
+    var amount = document.getElementById(slider.getAttribute("data-amount-slider"));
+    if (amount) amount.value = slider.value;
+  });
+  document.addEventListener("click", function (event) {
+    var preset = event.target.closest ? event.target.closest("[data-amount-preset]") : null;
+    if (!preset) return;
+    var amount = document.getElementById(preset.getAttribute("data-amount-for"));
+    if (amount) amount.value = preset.getAttribute("data-amount-preset");
+  });
+})();

@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
+from tournaments.simulator import simulate_round
 
 from deals.models import Deal
 from lobby.demo_data import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tests.e2e.test_live import LIVE, listening
 from tournaments.models import Entry, Status, Tournament
-from tournaments.simulator import simulate_round
 from wallet.money import format_money
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants, tables_finish
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
 from tournaments.services.clock import structure_levels, tournament_advance, tournament_pause, tournament_resume
@@ -58,7 +58,7 @@ def clock_log(tournament: Tournament) -> list[tuple[str, str, int | None]]:
 
 
 def advance(tournament: Tournament, now: datetime) -> Tournament:
-    tournament_advance(tournament_id=tournament.pk, now=now)
+    tables_finish(tournament.pk, now=now)
     tournament.refresh_from_db()
     return tournament
 
@@ -73,6 +73,7 @@ def test_each_transition_happens_once_at_its_scheduled_instant():
         ("registration_opened", -120, None),
         ("level", 20, 2),
         ("late_registration_closed", 20, None),
+        ("break_pending", 30, None),  # the tables finish their hands (rule 17)
         ("break_began", 30, None),
         ("break_ended", 35, None),
         ("level", 45, 3),
@@ -107,17 +108,19 @@ def test_a_late_call_catches_up_every_missed_transition_at_its_own_instant():
     assert clock_log(tournament)[1:] == [
         ("level", 20, 2),
         ("late_registration_closed", 20, None),
+        ("break_pending", 30, None),  # the tables finish their hands (rule 17)
         ("break_began", 30, None),
         ("break_ended", 35, None),
         ("level", 45, 3),
         ("level", 65, 4),
         ("level", 85, 5),
+        # Caught up in one call: the hands dealt after the first break come after it.
         ("break_began", 90, None),
         ("break_ended", 95, None),
     ]
     assert (tournament.status, tournament.level, tournament.level_ends_at) == (Status.RUNNING, 5, at(110))
     statuses = AuditEntry.objects.filter(action="tournaments.tournament.status", subject_id=str(tournament.pk))
-    assert statuses.latest("id").data == {"from": "registering", "to": "running", "at": at(95).isoformat()}
+    assert statuses.latest("id").data == {"from": "on_break", "to": "running", "at": at(95).isoformat()}
 
 
 def test_a_repeated_call_writes_nothing():
@@ -151,12 +154,13 @@ def test_a_pause_stops_levels_and_breaks_and_resuming_shifts_them(staff):
     # 30 minutes paused: level 1 ends at 50 instead of 20, the first break at 90 instead of 60.
     assert (resumed.status, resumed.level, resumed.level_ends_at) == (Status.RUNNING, 1, at(50))
     advance(tournament, at(92))
-    assert clock_log(tournament)[-6:] == [
+    assert clock_log(tournament)[-7:] == [
         ("paused", 10, None),
         ("late_registration_closed", 20, None),  # on the wall clock
         ("resumed", 40, None),
         ("level", 50, 2),
         ("level", 70, 3),
+        ("break_pending", 90, None),
         ("break_began", 90, None),
     ]
     paused_row = AuditEntry.objects.get(action="tournaments.clock.paused")

@@ -9,11 +9,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants, tables_finish
 from tests.integration.test_admin_cancel import CHANGELIST, confirm, grant, run_action, shown_messages
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
-from tournaments.services.clock import tournament_advance, tournament_pause
+from tournaments.services.clock import tournament_pause
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,7 @@ def in_play(minutes_ago: float = 5, **fields) -> Tournament:
     )
     entrants(tournament, now=now)
     Tournament.objects.filter(pk=tournament.pk).update(scheduled_start=now - timedelta(minutes=minutes_ago))
-    tournament_advance(tournament_id=tournament.pk, now=now)
+    tables_finish(tournament.pk, now=now)
     tournament.refresh_from_db()
     return tournament
 

@@ -11,13 +11,12 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import REBUY_TERMS, BlindStructureFactory, TournamentFactory, entrants
-from tournaments.models import BreakPolicyKind, Entry, Table
+from tournaments.models import BreakPolicyKind, Entry, Hand, Table
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_rebuy
 from tournaments.services.floor import floor_hand_finished
 from tournaments.services.refusals import TournamentError
-from tournaments.tasks import floor_simulate
 from wallet.models import AccountKind
 from wallet.services import account_get, deposit_create, wallet_account
 
@@ -111,7 +110,9 @@ def test_a_table_has_its_own_page_with_every_seat_and_tournament_info_links_to_i
     for entry in seated.values():
         assert entry.player.screen_name in page
     assert page.count("Empty") == tournament.table_size - len(seated)
-    assert "Hand 1 in play" in page
+    hand = Hand.objects.get(table=table)
+    assert f"Hand #{hand.pk} in play" in page
+    assert hand.commitment in page  # the deck committed to before a card is seen
     info = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert f'href="/tournaments/{tournament.pk}/tables/1/"' in info
     missing = client.get(f"/tournaments/{tournament.pk}/tables/9/")
@@ -168,8 +169,8 @@ def test_balancing_moves_a_player_and_is_stored():
     assert Entry.objects.filter(tournament=tournament, times_moved=1).count() == 1
 
 
-def test_a_simulated_events_break_waits_for_its_last_table_then_every_table_deals_after_it():
-    tournament = started(4, late_registration_minutes=0, simulated=True, table_size=2)
+def test_a_break_waits_for_its_last_table_then_every_table_deals_after_it():
+    tournament = started(4, late_registration_minutes=0, table_size=2)
     tournament.break_policy = BreakPolicyKind.INTERVAL
     tournament.break_interval_minutes, tournament.break_minutes = 10, 5
     tournament.save()
@@ -193,7 +194,7 @@ def test_a_simulated_events_break_waits_for_its_last_table_then_every_table_deal
 
 
 def test_a_synchronised_hand_that_ends_as_a_break_begins_places_its_player_out_before_the_break():
-    tournament = started(4, late_registration_minutes=0, simulated=True, table_size=2, hand_for_hand_at=[4])
+    tournament = started(4, late_registration_minutes=0, table_size=2, hand_for_hand_at=[4])
     tournament.break_policy = BreakPolicyKind.INTERVAL
     tournament.break_interval_minutes, tournament.break_minutes = 10, 5
     tournament.save()
@@ -215,7 +216,7 @@ def test_a_synchronised_hand_that_ends_as_a_break_begins_places_its_player_out_b
 
 
 def test_a_table_with_a_single_player_never_holds_a_break_up():
-    tournament = started(2, simulated=True, table_size=2)
+    tournament = started(2, table_size=2)
     tournament.break_policy = BreakPolicyKind.INTERVAL
     tournament.break_interval_minutes, tournament.break_minutes = 10, 5
     tournament.save()
@@ -283,23 +284,13 @@ def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
     assert Entry.objects.filter(tournament=target).count() == 4
 
 
-def test_simulate_floor_plays_a_tournament_to_the_end_with_the_books_balanced():
+def test_play_bots_plays_a_tournament_of_bots_to_the_end_with_the_books_balanced():
     out = StringIO()
-    call_command("simulate_floor", entrants=40, table_size=6, seed=3, stdout=out)
+    call_command("play_bots", entrants=20, table_size=6, stdout=out)
     report = out.getvalue()
-    assert "40 entrants, 7 tables of 6" in report
-    assert "places 40, prizes paid 40000 of a pool of 40000" in report
+    assert "20 entrants, 4 tables of 6" in report
+    assert "places 20, prizes paid 20000 of a pool of 20000" in report
     call_command("wallet_audit", stdout=StringIO())
-
-
-def test_the_demos_beat_plays_a_hand_at_every_table_of_simulated_events_only(client):
-    simulated = started(12, late_registration_minutes=0, simulated=True)
-    real = started(12, late_registration_minutes=0)
-    assert floor_simulate() == 2
-    assert sum(Table.objects.filter(tournament=simulated).values_list("hands", flat=True)) == 4
-    assert sum(Table.objects.filter(tournament=real).values_list("hands", flat=True)) == 2
-    page = client.get(f"/tournaments/{simulated.pk}/").content.decode()
-    assert "Table 1" in page
 
 
 def test_a_hand_reported_twice_is_played_once():

@@ -338,3 +338,13 @@ def deadlines(
         ),
         late_registration_closes_at=_later(start, timedelta(minutes=late_minutes)),
     )
+
+
+def time_bank_left(*, left_ms: int | None, level_refilled: int, level: int, size_s: int, refill_s: int) -> int:
+    """A player's time bank now, in milliseconds (rule 18): `size_s` seconds at first
+    (`left_ms` None), what was left after he last used it, plus `refill_s` for each
+    level reached since, never above `size_s`."""
+    size = size_s * 1000
+    if left_ms is None:
+        return size
+    return min(size, left_ms + max(0, level - level_refilled) * refill_s * 1000)

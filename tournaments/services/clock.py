@@ -193,9 +193,8 @@ def _advance(locked: _Locked, now: datetime) -> str:
 
 def tables_playing(tournament: Tournament) -> bool:
     """Whether a table of the tournament is still playing a hand: the barrier a
-    break waits on. Until playable tables exist only the floor simulator plays the
-    hands the floor deals; elsewhere every table has always finished."""
-    return tournament.simulated and Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
+    break waits on (rule 17)."""
+    return Table.objects.filter(tournament=tournament, broken_at=None, playing=True).exists()
 
 
 def _apply_due(locked: _Locked, now: datetime) -> bool:

@@ -4,8 +4,8 @@ restore it from the database under the tournament's row lock, feed it one event 
 start, a late entrant, a finished hand, the clock going again) and store what it
 changed: seats, stacks, buttons, places, prizes (through the wallet), the end.
 
-Hands are reported by whatever deals them: the tables of a later issue, the floor
-simulator (`manage.py simulate_floor`, and the demo's tournaments) and tests.
+Each hand the floor deals is dealt for real (tournaments.services.hands) and played
+at its table (tournaments.services.tables), which reports it here when it is over.
 """
 
 import secrets
@@ -27,6 +27,7 @@ from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
+from tournaments.services.hands import hands_deal
 from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -35,7 +36,7 @@ from wallet.services import transfer_create, wallet_account
 
 @dataclass(frozen=True)
 class HandReport:
-    """What one finished hand did, for the caller (the simulator counts these)."""
+    """What one finished hand did, for the caller."""
 
     eliminated: int
     moves: int
@@ -415,6 +416,8 @@ class _Stored:
                     setattr(table, name, value)
                 table.save(update_fields=changed)
                 shown.add(number)
+        hands_deal(tournament=tournament, deals=outcome.deals, tables=self.tables, now=now)
+        shown.update(deal.table for deal in outcome.deals)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))
         self._save_state()

@@ -67,6 +67,12 @@ REFUSALS = {
     "not_in_play": gettext_lazy("The tournament is not in play."),
     "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
     "stale_hand": gettext_lazy("That hand has already been reported; the table is on another hand."),
+    # Hands at the tables (rules 6, 18).
+    "no_hand": gettext_lazy("There is no hand in play at this table."),
+    "not_in_hand": gettext_lazy("You are not in this hand."),
+    "illegal_action": gettext_lazy("%(reason)s"),
+    "hand_moved_on": gettext_lazy("The hand has moved on since you chose: look at the table again."),
+    "not_seated": gettext_lazy("You have no seat in this tournament."),
     # Deals (rule 23).
     "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
     "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),

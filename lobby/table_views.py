@@ -1,0 +1,145 @@
+"""The table page (rules 5, 6, 14, 15, 18): anyone may watch a table; a player seated
+there also sees his own cards and acts with the buttons. The watched part goes to
+everyone (the table's live group); the player's own part is rendered for him alone,
+by the request that fetches it, and follows him when he is moved to another table."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from tournaments.models import Entry, EntryStatus, Table, Tournament
+from tournaments.rules.schedule import time_bank_left
+from tournaments.selectors import tournament_clock
+from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import entry_sit_out, hand_act
+from tournaments.table_selectors import TableState, table_hand, table_own
+
+
+@require_GET
+def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """One table: seats, stacks, bets, the board and pot, the button and blinds, whose
+    turn it is; to a player seated there, his cards and his choices."""
+    tournament, table = _table(pk, number)
+    return render(request, "lobby/table.html", _context(request, tournament, table))
+
+
+@require_GET
+@login_required
+def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The player's own part of the page, fetched again each time his table changes;
+    when he has been moved, his page follows him to his new table."""
+    tournament, table = _table(pk, number)
+    entry = _entry(request, tournament)
+    if entry is not None and entry.table_id not in (None, table.pk) and request.htmx:
+        return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))
+    return _own_response(request, tournament, table)
+
+
+@require_POST
+@login_required
+def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The player's action: fold, check or call, bet or raise to an amount."""
+    tournament, table = _table(pk, number)
+    try:
+        hand_id, at = int(request.POST["hand"]), int(request.POST["at"])
+        amount = int(request.POST["amount"]) if request.POST.get("amount", "").strip() else None
+    except (KeyError, ValueError):
+        return _own_response(request, tournament, table, error=_("Choose an action and a whole number of chips."))
+    try:
+        hand_act(
+            hand_id=hand_id,
+            player_id=request.user.pk,
+            at=at,
+            kind=request.POST.get("kind", ""),
+            amount=amount,
+            now=timezone.now(),
+        )
+    except TournamentError as refused:
+        return _own_response(request, tournament, table, error=refused.message)
+    return _own_response(request, tournament, table)
+
+
+@require_POST
+@login_required
+def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Sit out (dealt in, folded or checked at once: rule 18.4) or come back."""
+    tournament, table = _table(pk, number)
+    try:
+        entry_sit_out(
+            tournament_id=tournament.pk,
+            player_id=request.user.pk,
+            sitting_out=request.POST.get("sitting_out") == "1",
+            now=timezone.now(),
+        )
+    except TournamentError as refused:
+        return _own_response(request, tournament, table, error=refused.message)
+    return _own_response(request, tournament, table)
+
+
+def table_live_html(tournament: Tournament, number: int) -> str:
+    """The watched part of a table, to swap in out of band (lobby.live)."""
+    table = Table.objects.filter(tournament=tournament, number=number).first()
+    if table is None:
+        return ""
+    context = {"state": table_hand(tournament, table), "clock": tournament_clock(tournament), "oob": True}
+    return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
+
+
+def _table(pk: int, number: int) -> tuple[Tournament, Table]:
+    tournament = get_object_or_404(Tournament.objects.select_related("blind_structure"), pk=pk)
+    table = Table.objects.filter(tournament=tournament, number=number).first()
+    if table is None:
+        raise Http404(_("This tournament has no such table."))
+    return tournament, table
+
+
+def _entry(request: HttpRequest, tournament: Tournament) -> Entry | None:
+    if not request.user.is_authenticated:
+        return None
+    return (
+        Entry.objects.select_related("table")
+        .filter(tournament=tournament, player=request.user, status__in=[EntryStatus.ACTIVE, EntryStatus.ELIMINATED])
+        .first()
+    )
+
+
+def _context(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> dict:
+    state = table_hand(tournament, table)
+    return {
+        "tournament": tournament,
+        "table": table,
+        "state": state,
+        "clock": tournament_clock(tournament),
+        "own": _own(request, tournament, table, state),
+        "error": error,
+        "now": timezone.now(),
+    }
+
+
+def _own(request: HttpRequest, tournament: Tournament, table: Table, state: TableState):  # type: ignore[no-untyped-def]
+    entry = _entry(request, tournament)
+    if entry is None:
+        return None
+    in_hand = state.hand is not None and str(entry.pk) in {str(pk) for pk in state.hand.seats.values()}
+    if entry.table_id != table.pk and not in_hand:
+        return None
+    bank = time_bank_left(
+        left_ms=entry.time_bank_ms,
+        level_refilled=entry.time_bank_level,
+        level=tournament.level,
+        size_s=tournament.time_bank_seconds,
+        refill_s=tournament.time_bank_refill_seconds,
+    )
+    return table_own(state, entry, time_bank_ms=bank)
+
+
+def _own_response(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> HttpResponse:
+    context = _context(request, tournament, table, error=error)
+    html = render_to_string("lobby/table.html#own", context, request)
+    return HttpResponse(html, status=400 if error else 200)

@@ -1,0 +1,158 @@
+"""Real hands at real tables through the services (rules 6, 12, 14, 15, 18): dealing
+what the floor decides, players' actions under the table's lock, time-outs, sitting
+out, bots, and finished hands feeding the floor to the winner."""
+
+from datetime import timedelta
+
+import pytest
+from django.db.models import Sum
+from django.utils import timezone
+
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
+from tournaments.rules.hands import ActionKind
+from tournaments.services.clock import tournament_advance
+from tournaments.services.hands import entry_of, replay
+from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up
+
+pytestmark = pytest.mark.django_db
+
+
+def started(count: int, *, bots: bool = False, **fields) -> Tournament:
+    now = timezone.now()
+    fields = {"table_size": 6, "break_policy": BreakPolicyKind.NONE, "max_entrants": 100} | fields
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), scheduled_start=now + timedelta(minutes=5), **fields
+    )
+    players = entrants(tournament, count, now=now)
+    if bots:
+        for player in players:
+            player.is_bot = True
+            player.save(update_fields=["is_bot"])
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def in_play(tournament: Tournament) -> Hand:
+    return Hand.objects.get(tournament=tournament, status=HandStatus.PLAYING)
+
+
+def player_to_act(row: Hand) -> int:
+    return Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, row.to_act))
+
+
+def test_the_start_deals_a_hand_at_every_table_with_a_committed_deck():
+    tournament = started(9)
+
+    hands = Hand.objects.filter(tournament=tournament)
+    assert hands.count() == Table.objects.filter(tournament=tournament).count() == 2
+    for row in hands:
+        table = row.table
+        assert row.status == HandStatus.PLAYING
+        assert row.setup["button"] == table.button
+        assert row.setup["big_blind_seat"] == table.big_blind
+        assert row.to_act is not None
+        assert row.deadline_at is not None
+        assert len(row.deck) == 104
+        assert len(row.commitment) == 64
+        assert set(row.seats.values()) == set(table.entries.values_list("pk", flat=True))
+
+
+def test_an_action_out_of_turn_is_refused_and_changes_nothing():
+    tournament = started(3)
+    row = in_play(tournament)
+    waiting = next(pk for seat, pk in row.seats.items() if int(seat) != row.to_act)
+    player = Entry.objects.get(pk=waiting).player_id
+
+    with pytest.raises(TournamentError, match="not your turn"):
+        hand_act(hand_id=row.pk, player_id=player, at=0, kind="cc", now=timezone.now())
+
+    assert Hand.objects.get(pk=row.pk).actions == []
+
+
+def test_an_action_repeated_has_one_effect():
+    tournament = started(3)
+    row = in_play(tournament)
+    player = player_to_act(row)
+
+    first = hand_act(hand_id=row.pk, player_id=player, at=0, kind="cc", now=timezone.now())
+    again = hand_act(hand_id=row.pk, player_id=player, at=0, kind="cc", now=timezone.now())
+
+    assert not first.retry
+    assert again.retry
+    assert len(Hand.objects.get(pk=row.pk).actions) == 1
+
+
+def test_a_raise_below_the_minimum_is_refused_with_the_smallest_allowed():
+    tournament = started(3)
+    row = in_play(tournament)
+    legal = replay(row).legal()
+
+    with pytest.raises(TournamentError) as refused:
+        hand_act(
+            hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cbr", amount=legal.min_to - 1, now=timezone.now()
+        )
+    assert str(legal.min_to) in refused.value.message.replace(",", "")
+    assert Hand.objects.get(pk=row.pk).actions == []
+
+
+def test_time_out_folds_a_player_facing_a_bet_once_and_sits_him_out():
+    tournament = started(3)
+    row = in_play(tournament)
+    seat, entry = row.to_act, entry_of(row, row.to_act)
+
+    assert hand_due(hand_id=row.pk, at=0, now=row.deadline_at - timedelta(seconds=1)) is False  # not yet
+    assert hand_due(hand_id=row.pk, at=0, now=row.deadline_at) is True
+    assert hand_due(hand_id=row.pk, at=0, now=row.deadline_at) is False  # once
+
+    row.refresh_from_db()
+    assert row.actions[0] == [seat, ActionKind.FOLD.value, None]  # preflop he faced the big blind
+    assert Entry.objects.get(pk=entry).sitting_out
+
+
+def test_a_player_sitting_out_is_dealt_in_and_folded_at_once():
+    tournament = started(3)
+    row = in_play(tournament)
+    entry = Entry.objects.get(pk=entry_of(row, row.to_act))
+
+    entry_sit_out(tournament_id=tournament.pk, player_id=entry.player_id, sitting_out=True, now=timezone.now())
+    hands_catch_up(now=timezone.now(), before=timezone.now(), tournament_id=tournament.pk)
+
+    row.refresh_from_db()
+    assert row.actions[0][:2] == [int(next(s for s, pk in row.seats.items() if pk == entry.pk)), "f"]
+
+
+def test_a_bot_tournament_plays_to_the_winner_with_chips_conserved_and_hands_replaying():
+    tournament = started(14, bots=True)
+    total = tournament.starting_stack * 14
+    now = tournament.scheduled_start
+    for _ in range(5000):
+        if Tournament.objects.get(pk=tournament.pk).status == Status.FINISHED:
+            break
+        now += timedelta(seconds=20)
+        tournament_advance(tournament_id=tournament.pk, now=now)
+        assert hands_catch_up(now=now, before=now, tournament_id=tournament.pk, bots_wait=False)
+        chips = Entry.objects.filter(tournament=tournament, status=EntryStatus.ACTIVE).aggregate(total=Sum("chips"))
+        assert chips["total"] == total
+    tournament.refresh_from_db()
+    assert tournament.status == Status.FINISHED
+    assert Entry.objects.get(tournament=tournament, finish_best=1).chips == total
+    for row in Hand.objects.filter(tournament=tournament):
+        assert row.status == HandStatus.REPORTED
+        result = replay(row).result()
+        assert {str(seat): chips for seat, chips in result.stacks.items()} == row.result["stacks"]
+
+
+def test_a_finished_hand_is_reported_to_the_floor_once():
+    tournament = started(2)
+    row = in_play(tournament)
+    hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="f", now=timezone.now())
+    row.refresh_from_db()
+    assert row.status == HandStatus.FINISHED
+
+    assert hand_report(hand_id=row.pk, now=timezone.now()) is True
+    assert hand_report(hand_id=row.pk, now=timezone.now()) is False
+
+    assert Hand.objects.filter(tournament=tournament).count() == 2  # the next hand is dealt

@@ -1,0 +1,158 @@
+"""Hands stored (rules 6, 14, 15, 18): a hand's record of truth is its setup, deck and
+actions (tournaments.models.Hand); any process rebuilds it with
+tournaments.rules.hands.Hand.play and continues it.
+
+This module deals the hands the floor decides (its `Deal`s), works out whose turn it
+is and until when, and queues the Celery task that acts at that deadline: a bot's
+move, a sitting-out player's automatic fold or check, a time-out (rule 18.3). The
+player-facing use cases are in tournaments.services.tables.
+"""
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from functools import partial
+
+from celery import signature  # type: ignore[import-untyped]
+from django.conf import settings
+from django.db import transaction
+
+from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.rules.floor import Deal
+from tournaments.rules.hands import Action, HandSetup, deck_commitment, new_deck, new_salt
+from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.schedule import time_bank_left
+
+DUE_TASK = "tournaments.tasks.hand_due"
+REPORT_TASK = "tournaments.tasks.hand_report"
+
+
+def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping[int, Table], now: datetime) -> None:
+    """A new hand at each table the floor has just dealt, in the floor's transaction:
+    the players seated there with chips, the button and blinds the floor chose, the
+    blinds and ante of the level now (rule 17's clock), a fresh deck shuffled with
+    `secrets` and committed to before anyone sees a card."""
+    deals = list(deals)
+    if not deals:
+        return
+    level = hand_level(tournament)
+    dealt = {deal.table: deal for deal in deals}
+    players: dict[int, dict[int, tuple[int, int]]] = {number: {} for number in dealt}
+    seated = Entry.objects.filter(
+        table__in=[tables[number] for number in dealt], status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0
+    )
+    for number, seat, pk, chips in seated.values_list("table__number", "seat", "pk", "chips"):
+        if seat is not None:  # always, for an entry at a table
+            players[number][seat] = (pk, chips)
+    rows = []
+    gap = timedelta(seconds=settings.TABLE_HAND_GAP_SECONDS)
+    for number, deal in dealt.items():
+        at_table = players[number]
+        setup = HandSetup(
+            game=tournament.game,
+            betting=tournament.betting,
+            stacks={seat: chips for seat, (_, chips) in at_table.items()},
+            button=deal.button,
+            small_blind_seat=deal.small_blind,
+            big_blind_seat=deal.big_blind,
+            small_blind=level.small_blind,
+            big_blind=level.big_blind,
+            ante=level.ante,
+        )
+        deck, salt = new_deck(), new_salt()
+        row = Hand(
+            tournament=tournament,
+            table=tables[number],
+            number=tables[number].hands,
+            level=max(tournament.level, 1),
+            synchronised=deal.synchronised,
+            setup=setup.to_json(),
+            seats={str(seat): pk for seat, (pk, _) in at_table.items()},
+            deck="".join(deck),
+            salt=salt,
+            commitment=deck_commitment(deck, salt),
+            started_at=now,
+        )
+        rows.append(row)
+    Hand.objects.bulk_create(rows)
+    for row in rows:
+        hand_turn(row, replay(row), tournament=tournament, now=now + gap)
+    Hand.objects.bulk_update(rows, ["status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
+    for row in rows:
+        hand_queue(row)
+
+
+def hand_level(tournament: Tournament) -> BlindLevel:
+    """The level whose blinds a hand dealt now posts: the clock's, or the last one
+    once the structure has run out."""
+    levels = BlindLevel.objects.filter(structure_id=tournament.blind_structure_id)
+    level = levels.filter(position__lte=max(tournament.level, 1)).order_by("-position").first()
+    return level or levels.order_by("position").first() or BlindLevel(small_blind=1, big_blind=2, ante=0)
+
+
+def replay(row: Hand) -> PlayedHand:
+    """The hand as it stands, rebuilt from its record."""
+    deck = [row.deck[i : i + 2] for i in range(0, len(row.deck), 2)]
+    return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
+
+
+def entry_of(row: Hand, seat: int) -> int:
+    return int(row.seats[str(seat)])
+
+
+def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datetime, bots_wait: bool = True) -> None:
+    """Whose turn it is in `row` (replayed as `hand`) and until when; or the hand is over.
+    A bot has the bots' thinking time (none unless `bots_wait`), a player sitting out
+    none (rule 18.4), anyone else the action time and then his time bank (rule 18)."""
+    row.actions = [action.to_json() for action in hand.actions]
+    if hand.over:
+        result = hand.result()
+        row.status = HandStatus.FINISHED
+        row.to_act = row.turn_started_at = row.deadline_at = None
+        row.result = {
+            "stacks": {str(seat): chips for seat, chips in result.stacks.items()},
+            "board": list(result.board),
+            "shown": {str(seat): list(cards) for seat, cards in result.shown.items()},
+            "pots": [
+                {
+                    "amount": pot.amount,
+                    "eligible": list(pot.eligible),
+                    "winners": {str(seat): chips for seat, chips in pot.winners.items()},
+                    "high": list(pot.high_winners),
+                    "low": list(pot.low_winners),
+                }
+                for pot in result.pots
+            ],
+        }
+        row.ended_at = now
+        return
+    seat = hand.to_act
+    assert seat is not None
+    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    row.to_act, row.turn_started_at = seat, now
+    if entry.sitting_out:
+        row.deadline_at = now
+    elif entry.player.is_bot:
+        row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if bots_wait else 0)
+    else:
+        bank = time_bank_left(
+            left_ms=entry.time_bank_ms,
+            level_refilled=entry.time_bank_level,
+            level=tournament.level,
+            size_s=tournament.time_bank_seconds,
+            refill_s=tournament.time_bank_refill_seconds,
+        )
+        row.deadline_at = now + timedelta(seconds=tournament.action_seconds, milliseconds=bank)
+
+
+def hand_queue(row: Hand) -> None:
+    """Once committed: the task that acts at the turn's deadline, or that reports a
+    finished hand to the floor. A task that finds the hand moved on does nothing; the
+    sweep (tournaments.tasks.hands_sweep) catches up a task lost with its worker."""
+    if row.status == HandStatus.FINISHED:
+        transaction.on_commit(partial(_send, REPORT_TASK, (row.pk,), None), robust=True)
+    elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
+        transaction.on_commit(partial(_send, DUE_TASK, (row.pk, len(row.actions)), row.deadline_at), robust=True)
+
+
+def _send(task: str, args: tuple, eta: datetime | None) -> None:
+    signature(task, args=args).apply_async(eta=eta)

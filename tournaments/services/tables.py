@@ -1,0 +1,238 @@
+"""Playing at the tables (rules 6, 12-18): a player's action, the action the table
+takes for a bot, a player sitting out or a player out of time, sitting out and back
+in, and a finished hand handed to the floor.
+
+Locks: an action locks its table's row; reporting a hand to the floor locks the
+tournament's row first, then the table's, like every floor service. An action never
+waits for the tournament's row, so the two orders never cross.
+"""
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+
+from audit.services import audit_log
+from live.outbox import record
+from tournaments.events import TablesChanged
+from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.rules.bots import bot_action
+from tournaments.rules.hands import Action, ActionKind, HandError
+from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.schedule import time_bank_left
+from tournaments.services.floor import floor_hand_finished
+from tournaments.services.hands import entry_of, hand_queue, hand_turn, replay
+from tournaments.services.refusals import refuse
+
+# A player whose time runs out is sat out (rule 18.4) until he comes back, rather
+# than holding every hand up for his whole allowance.
+TIMED_OUT_SITS_OUT = True
+
+
+@dataclass(frozen=True)
+class Played:
+    """What an action did: the hand after it, and whether it was a retry."""
+
+    hand: Hand
+    retry: bool = False
+
+
+def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | None = None, now: datetime) -> Played:
+    """The player's action in hand `hand_id`, chosen when the hand had `at` actions:
+    refused (changing nothing) when it is not his turn or the rules forbid it; the
+    same action sent again (a double click, a retry) has one effect. Then the bots and
+    players sitting out whose turn follows act at once if the bots need no thinking
+    time. Records TablesChanged; queues the next turn's task."""
+    try:
+        action_kind = ActionKind(kind)
+    except ValueError:
+        raise refuse("illegal_action", reason="Choose fold, check or call, or bet or raise.") from None
+    with transaction.atomic():
+        row, table = _locked(hand_id)
+        entry_id = Entry.objects.filter(
+            tournament_id=row.tournament_id, player_id=player_id, status=EntryStatus.ACTIVE
+        ).values_list("pk", flat=True)
+        seat = next((int(seat) for seat, pk in row.seats.items() if pk in entry_id), None)
+        if seat is None:
+            raise refuse("not_in_hand")
+        if at < len(row.actions):
+            if Action(seat, action_kind, amount).to_json() == row.actions[at]:
+                return Played(row, retry=True)
+            raise refuse("hand_moved_on")
+        if row.status != HandStatus.PLAYING:
+            raise refuse("illegal_action", reason="This hand is over.")
+        if at > len(row.actions):
+            raise refuse("hand_moved_on")
+        tournament = Tournament.objects.get(pk=row.tournament_id)
+        hand = replay(row)
+        try:
+            hand.act(seat, action_kind, amount)
+        except HandError as error:
+            raise refuse("illegal_action", reason=str(error)) from error
+        _bank_spend(row, seat, tournament, now)
+        _go_on(row, hand, table, tournament, now)
+        return Played(row)
+
+
+def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None = None, bots_wait: bool = True) -> bool:
+    """The deadline of the turn after `at` actions: a bot's move, a player sitting
+    out folded or checked at once, a player out of time folded if he faces a bet and
+    checked otherwise (rule 18.3), once. False if the hand has moved on or the turn
+    is not due yet (a task that came early). Unless `bots_wait`, the bots whose turns
+    follow act at once (a bot tournament played without a clock of its own)."""
+    with transaction.atomic():
+        row, table = _locked(hand_id)
+        if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
+            return False
+        if now < row.deadline_at:
+            hand_queue(row)  # a worker whose clock runs behind the one that queued it
+            return False
+        tournament = Tournament.objects.get(pk=row.tournament_id)
+        hand = replay(row)
+        _auto_act(row, hand, rng or secrets.SystemRandom(), timed_out=True)
+        _go_on(row, hand, table, tournament, now, rng=rng, bots_wait=bots_wait)
+        return True
+
+
+def hand_report(*, hand_id: int, now: datetime) -> bool:
+    """A finished hand's result to the floor (floor_hand_finished), once: each player's
+    chips won or lost applied to his entry, players with none out and placed
+    (rule 12), the table dealt again, balanced or broken (rule 16)."""
+    with transaction.atomic():
+        row = Hand.objects.get(pk=hand_id)
+        Tournament.objects.select_for_update(of=("self",)).get(pk=row.tournament_id)
+        table = Table.objects.select_for_update().get(pk=row.table_id)
+        row = Hand.objects.get(pk=hand_id)
+        if row.status != HandStatus.FINISHED:
+            return False
+        start = {int(seat): chips for seat, chips in row.setup["stacks"].items()}
+        result = {int(seat): chips for seat, chips in (row.result or {}).get("stacks", {}).items()}
+        won = {entry_of(row, seat): result[seat] - start[seat] for seat in result}
+        # Everyone seated at the table now: the hand's players and anyone moved in
+        # since it was dealt, each with his chips (a rebuy during the hand included).
+        stacks = dict(
+            Entry.objects.filter(table=table, status=EntryStatus.ACTIVE, finish_best=None).values_list("pk", "chips")
+        )
+        after = {pk: chips + won.get(pk, 0) for pk, chips in stacks.items()}
+        row.status = HandStatus.REPORTED
+        row.save(update_fields=["status"])
+        floor_hand_finished(tournament_id=row.tournament_id, table=table.number, stacks=after, now=now, hand=row.number)
+        return True
+
+
+def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None = None, bots_wait: bool = True) -> int:
+    """Every turn whose deadline passed by `before` is played and every hand finished
+    by then reported, once each (the sweep after a lost task; unless `bots_wait`, a
+    bot tournament played without a clock of its own). Returns how many were done."""
+    hands = Hand.objects.all() if tournament_id is None else Hand.objects.filter(tournament_id=tournament_id)
+    done = 0
+    due = hands.filter(status=HandStatus.PLAYING, deadline_at__lte=before).values_list("pk", "actions")
+    for hand_id, actions in due:
+        done += hand_due(hand_id=hand_id, at=len(actions), now=now, bots_wait=bots_wait)
+    for hand_id in hands.filter(status=HandStatus.FINISHED, ended_at__lte=before).values_list("pk", flat=True):
+        done += hand_report(hand_id=hand_id, now=now)
+    return done
+
+
+def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now: datetime) -> Entry:
+    """The player sits out (dealt in, blinds and antes posted, folded or checked at
+    once: rule 18.4) or comes back. Sitting out on his own turn acts for him at once."""
+    with transaction.atomic():
+        entry = Entry.objects.filter(
+            tournament_id=tournament_id, player_id=player_id, status=EntryStatus.ACTIVE
+        ).first()
+        if entry is None or entry.table_id is None:
+            raise refuse("not_seated")
+        table = Table.objects.select_for_update().get(pk=entry.table_id)
+        entry = Entry.objects.get(pk=entry.pk)
+        if entry.sitting_out == sitting_out:
+            return entry
+        entry.sitting_out = sitting_out
+        entry.save(update_fields=["sitting_out"])
+        audit_log(
+            action="tournaments.entry.sat_out" if sitting_out else "tournaments.entry.sat_in",
+            subject=entry,
+            actor=entry.player,
+            data={"at": now.isoformat()},
+        )
+        row = Hand.objects.filter(table=table, status=HandStatus.PLAYING).order_by("-pk").first()
+        if row is not None and row.to_act is not None and entry_of(row, row.to_act) == entry.pk and sitting_out:
+            row.deadline_at = now
+            row.save(update_fields=["deadline_at"])
+            hand_queue(row)
+        record(TablesChanged(tournament_id, (table.number,)))
+        return entry
+
+
+def _locked(hand_id: int) -> tuple[Hand, Table]:
+    """The hand and its table, the table's row locked."""
+    try:
+        row = Hand.objects.get(pk=hand_id)
+    except Hand.DoesNotExist:
+        raise refuse("no_hand") from None
+    table = Table.objects.select_for_update().get(pk=row.table_id)
+    return Hand.objects.get(pk=hand_id), table
+
+
+def _bank_spend(row: Hand, seat: int, tournament: Tournament, now: datetime) -> None:
+    """What the player used of his time bank beyond the action time (rule 18)."""
+    if row.turn_started_at is None:
+        return
+    over_ms = int((now - row.turn_started_at).total_seconds() * 1000) - tournament.action_seconds * 1000
+    if over_ms <= 0:
+        return
+    entry = Entry.objects.get(pk=entry_of(row, seat))
+    left = time_bank_left(
+        left_ms=entry.time_bank_ms,
+        level_refilled=entry.time_bank_level,
+        level=tournament.level,
+        size_s=tournament.time_bank_seconds,
+        refill_s=tournament.time_bank_refill_seconds,
+    )
+    entry.time_bank_ms, entry.time_bank_level = max(0, left - over_ms), tournament.level
+    entry.save(update_fields=["time_bank_ms", "time_bank_level"])
+
+
+def _auto_act(row: Hand, hand: PlayedHand, rng: random.Random, *, timed_out: bool) -> None:
+    """The turn's player acts without choosing: a bot by its policy, anyone else by
+    rule 18.3 (a player out of time is then sat out)."""
+    seat = hand.to_act
+    assert seat is not None
+    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    if entry.player.is_bot and not entry.sitting_out:
+        action = bot_action(hand, rng)
+        hand.act(action.seat, action.kind, action.amount)
+        return
+    action = hand.timeout_action()
+    hand.act(action.seat, action.kind, action.amount)
+    if timed_out and not entry.sitting_out:
+        entry.time_bank_ms, entry.time_bank_level = 0, row.level
+        entry.sitting_out = TIMED_OUT_SITS_OUT
+        entry.save(update_fields=["time_bank_ms", "time_bank_level", "sitting_out"])
+        audit_log(action="tournaments.hand.timed_out", subject=entry, data={"hand": row.pk, "seat": seat})
+
+
+def _go_on(
+    row: Hand,
+    hand: PlayedHand,
+    table: Table,
+    tournament: Tournament,
+    now: datetime,
+    *,
+    rng: random.Random | None = None,
+    bots_wait: bool = True,
+) -> None:
+    """After an action: the turns that need nobody to choose (players sitting out;
+    bots when they need no thinking time) are played at once; then the next turn
+    and its deadline are stored and queued, or the finished hand is queued for the
+    floor. Records TablesChanged."""
+    rng = rng or secrets.SystemRandom()
+    hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+    while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
+        _auto_act(row, hand, rng, timed_out=False)
+        hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+    row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
+    hand_queue(row)
+    record(TablesChanged(row.tournament_id, (table.number,)))

@@ -1,0 +1,204 @@
+"""What a table shows (rules 5, 14, 15, 18): its seats, the hand in play replayed
+from its record, the last hands' results, and for one player his own cards and
+what he may do.
+
+Privacy: `table_hand` is what everybody may see (hole cards only once shown down);
+`table_own` adds one player's own hole cards and choices, and is only ever rendered
+for that player.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.hands import Legal
+from tournaments.services.hands import replay
+
+RECENT_HANDS = 5
+
+
+@dataclass(frozen=True)
+class SeatState:
+    seat: int
+    player: str = ""
+    stack: int = 0
+    bet: int = 0
+    role: str = ""  # "button", "small_blind", "big_blind" or ""
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    sitting_out: bool = False
+    to_act: bool = False
+    cards: tuple[str, ...] = ()  # shown down only
+    won: int = 0
+
+
+@dataclass(frozen=True)
+class HandResultView:
+    hand_id: int
+    number: int
+    board: tuple[str, ...]
+    winners: list[tuple[str, int, tuple[str, ...]]]  # screen name, chips won, cards shown
+
+
+@dataclass
+class TableState:
+    tournament: Tournament
+    table: Table
+    seats: list[SeatState]
+    hand: Hand | None = None  # the hand in play, or the last one
+    played: PlayedHand | None = None
+    board: tuple[str, ...] = ()
+    pot: int = 0
+    deadline_at: datetime | None = None
+    recent: list[HandResultView] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class OwnSeat:
+    """One player's view of his seat: his cards and what he may do."""
+
+    entry: Entry
+    hand: Hand | None
+    cards: tuple[str, ...]
+    legal: Legal | None  # his turn: what he may do
+    at: int  # the actions so far, sent back with his choice
+    pot: int
+    bet: int
+    stack: int
+    time_bank_s: int
+    presets: tuple[tuple[str, int], ...] = ()  # bet sizes offered beside the slider
+
+
+def table_hand(tournament: Tournament, table: Table) -> TableState:
+    """The table as anyone watching sees it: the hand in play (or the last one) with
+    nobody's hole cards but those shown down."""
+    seated = {
+        seat: (name, chips, sitting_out)
+        for seat, name, chips, sitting_out in Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list(
+            "seat", "player__screen_name", "chips", "sitting_out"
+        )
+    }
+    hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
+    current = hands[0] if hands else None
+    played = replay(current) if current is not None else None
+    names = _names(hands)
+    roles = {}
+    if table.button is not None and len(seated) > 1:
+        roles = {table.big_blind: "big_blind", table.small_blind: "small_blind", table.button: "button"}
+    seats = []
+    shown = _shown(current)
+    won = _won(current)
+    for number in range(1, tournament.table_size + 1):
+        in_hand = played is not None and current is not None and str(number) in current.seats
+        if in_hand and current is not None and played is not None:
+            name = names.get(int(current.seats[str(number)]), "")
+            sitting_out = seated.get(number, ("", 0, False))[2]
+            seats.append(
+                SeatState(
+                    number,
+                    name,
+                    played.stack(number),
+                    played.bet(number),
+                    roles.get(number, ""),
+                    in_hand=True,
+                    folded=played.folded(number),
+                    all_in=played.all_in(number),
+                    sitting_out=sitting_out,
+                    to_act=current.status == HandStatus.PLAYING and current.to_act == number,
+                    cards=shown.get(number, ()),
+                    won=won.get(number, 0),
+                )
+            )
+        elif number in seated:
+            name, chips, sitting_out = seated[number]
+            seats.append(SeatState(number, name, chips, role=roles.get(number, ""), sitting_out=sitting_out))
+        else:
+            seats.append(SeatState(number))
+    recent = [_result_view(hand, names) for hand in hands if hand.status != HandStatus.PLAYING][:RECENT_HANDS]
+    return TableState(
+        tournament=tournament,
+        table=table,
+        seats=seats,
+        hand=current,
+        played=played,
+        board=played.board if played else (),
+        pot=played.pot_total if played and current and current.status == HandStatus.PLAYING else 0,
+        deadline_at=current.deadline_at if current and current.status == HandStatus.PLAYING else None,
+        recent=recent,
+    )
+
+
+def table_own(state: TableState, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
+    """`entry`'s own seat at the table of `state`: his hole cards in the hand in play
+    (or the last, if he was in it), and his choices when it is his turn."""
+    hand, played = state.hand, state.played
+    seat = None
+    if hand is not None:
+        seat = next((int(s) for s, pk in hand.seats.items() if int(pk) == entry.pk), None)
+    if hand is None or played is None or seat is None:
+        return OwnSeat(entry, None, (), None, 0, 0, 0, entry.chips, time_bank_ms // 1000)
+    legal = played.legal() if hand.status == HandStatus.PLAYING and played.to_act == seat else None
+    return OwnSeat(
+        entry,
+        hand,
+        played.hole_cards(seat),
+        legal,
+        len(hand.actions),
+        played.pot_total,
+        played.bet(seat),
+        played.stack(seat),
+        time_bank_ms // 1000,
+        _presets(legal, played.pot_total, played.bet(seat)),
+    )
+
+
+def _presets(legal: Legal | None, pot: int, bet: int) -> tuple[tuple[str, int], ...]:
+    """Half the pot, the pot and all in ("half", "pot", "max"), as raise-to amounts
+    within the limits; a pot-sized raise calls first, then raises by the pot as it
+    then is."""
+    if legal is None or legal.min_to is None or legal.max_to is None or legal.min_to == legal.max_to:
+        return ()
+    after_call = pot + legal.call
+    sizes = [
+        ("half", bet + legal.call + after_call // 2),
+        ("pot", bet + legal.call + after_call),
+        ("max", legal.max_to),
+    ]
+    chosen: list[tuple[str, int]] = []
+    for label, size in sizes:
+        to = max(legal.min_to, min(legal.max_to, size))
+        if all(to != value for _, value in chosen):
+            chosen.append((label, to))
+    return tuple(chosen)
+
+
+def _names(hands: list[Hand]) -> dict[int, str]:
+    ids = {int(pk) for hand in hands for pk in hand.seats.values()}
+    return dict(Entry.objects.filter(pk__in=ids).values_list("pk", "player__screen_name"))
+
+
+def _shown(hand: Hand | None) -> dict[int, tuple[str, ...]]:
+    if hand is None or not hand.result:
+        return {}
+    return {int(seat): tuple(cards) for seat, cards in hand.result.get("shown", {}).items()}
+
+
+def _won(hand: Hand | None) -> dict[int, int]:
+    won: dict[int, int] = {}
+    if hand is None or not hand.result:
+        return won
+    for pot in hand.result.get("pots", []):
+        for seat, chips in pot["winners"].items():
+            won[int(seat)] = won.get(int(seat), 0) + chips
+    return won
+
+
+def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
+    shown = _shown(hand)
+    winners = [
+        (names.get(int(hand.seats[str(seat)]), ""), chips, shown.get(seat, ()))
+        for seat, chips in sorted(_won(hand).items())
+    ]
+    return HandResultView(hand.pk, hand.number, tuple((hand.result or {}).get("board", ())), winners)
