@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import entry_views, views, wallet_views
+from lobby import entry_views, player_views, views, wallet_views
 
 app_name = "lobby"
 urlpatterns = [
@@ -8,7 +8,9 @@ urlpatterns = [
     path("tournaments/<int:pk>/", views.tournament_info, name="tournament"),
     path("tournaments/<int:pk>/clock/", views.tournament_clock_card, name="tournament_clock"),
     path("tournaments/<int:pk>/tables/<int:number>/", views.table_view, name="table"),
+    path("tournaments/<int:pk>/players/", player_views.players, name="players"),
     path("wallet/", wallet_views.wallet, name="wallet"),
+    path("my/tournaments/", player_views.my_tournaments, name="my_tournaments"),
     path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),
