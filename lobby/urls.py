@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import entry_views, hand_views, table_views, views, wallet_views
+from lobby import entry_views, hand_views, player_views, table_views, views, wallet_views
 
 app_name = "lobby"
 urlpatterns = [
@@ -14,7 +14,9 @@ urlpatterns = [
     path("tournaments/<int:pk>/tables/<int:number>/hands.phh", hand_views.table_history, name="table_history"),
     path("tournaments/<int:pk>/hands/<int:hand_id>/", hand_views.hand_view, name="hand"),
     path("tournaments/<int:pk>/my-hands.phh", hand_views.own_history, name="own_history"),
+    path("tournaments/<int:pk>/players/", player_views.players, name="players"),
     path("wallet/", wallet_views.wallet, name="wallet"),
+    path("my/tournaments/", player_views.my_tournaments, name="my_tournaments"),
     path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),

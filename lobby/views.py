@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
+from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.forms import POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
@@ -27,7 +28,8 @@ from tournaments.rules.registration import registration_refusal
 from tournaments.selectors import (
     LOBBY_FIELDS,
     chip_leaders,
-    player_entered,
+    player_marks,
+    playing_at,
     registration_window,
     tournament_clock,
     tournament_deadlines,
@@ -68,7 +70,8 @@ class LobbyParts:
     status: int  # 400 for filters that do not validate
     filters_html: str
     results_html: str
-    ids: tuple[int, ...] = ()  # the events listed, for the viewer's own marks
+    # The events listed and their statuses, for the viewer's own marks.
+    listed: tuple[tuple[int, str], ...] = ()
 
 
 @vary_on_headers("Cookie", "HX-Request")
@@ -126,28 +129,59 @@ def _lobby_page(request, parts: LobbyParts):
 
 
 def _with_own_marks(request, parts: LobbyParts) -> str:
-    """The shared results with a signed-in player's "Registered" marks: each listed
-    row carries an empty mark, filled here for the events the player is in."""
-    if not parts.ids or not request.user.is_authenticated:
+    """The shared results with a signed-in player's own marks ("Registered", and "Go
+    to my table" while they play): each listed row carries an empty mark, filled here
+    for the events the player is in."""
+    if not parts.listed or not request.user.is_authenticated:
         return parts.results_html
     html = parts.results_html
-    for tournament_id in player_entered(request.user.pk, parts.ids):
-        html = html.replace(_own_mark_html(tournament_id, False), _own_mark_html(tournament_id, True))
+    statuses = dict(parts.listed)
+    for tournament_id, seated_at in player_marks(request.user.pk, statuses).items():
+        status = statuses[tournament_id]
+        html = html.replace(
+            _own_mark_html(tournament_id, status, registered=False),
+            _own_mark_html(tournament_id, status, registered=True, table=playing_at(status, seated_at)),
+        )
     return html
 
 
-def _own_mark_html(tournament_id: int, registered: bool) -> str:
+def _own_mark_html(tournament_id: int, key: str, *, registered: bool, table: int | None = None) -> str:
+    """A lobby row's own mark; `key`: the event's status, which the shared row's empty
+    mark carries too, so that the page fetches the mark again when a live row update
+    brings another (the event started: the player's table)."""
     path = reverse("lobby:own_mark", args=[tournament_id])
-    return get_template("lobby/lobby.html#mark").render({"id": tournament_id, "path": path, "registered": registered})
+    context = {"id": tournament_id, "path": path, "key": key, "registered": registered, "table": table}
+    return get_template("lobby/lobby.html#mark").render(context)
 
 
 def own_mark(request, pk: int):
-    """A lobby row's mark for the viewer alone: fetched again when their entry
-    changes (lobby.live), as a shared row update never carries it."""
-    if not Tournament.objects.filter(pk=pk).exists():
+    """The viewer's own mark on an event, for them alone: a lobby row's, or with
+    `?on=info` Tournament Info's "Go to my table". Fetched again when their entry
+    changes (lobby.live) or a shared update brings a mark with another key (portal.js),
+    as a shared update never carries it."""
+    on_info = request.GET.get("on") == "info"
+    tournament = Tournament.objects.filter(pk=pk).first()
+    if tournament is None:
         raise Http404
-    registered = request.user.is_authenticated and bool(player_entered(request.user.pk, [pk]))
-    return HttpResponse(_own_mark_html(pk, registered))
+    marks = player_marks(request.user.pk, [pk]) if request.user.is_authenticated else {}
+    table = playing_at(tournament.status, marks.get(pk))
+    if on_info:
+        return HttpResponse(_info_mark_html(tournament, tournament_tables(tournament), table=table))
+    return HttpResponse(_own_mark_html(pk, tournament.status, registered=pk in marks, table=table))
+
+
+def _info_mark_html(tournament: Tournament, tables, *, table: int | None) -> str:
+    context = {"tournament": tournament, "own_key": _seating_key(tournament, tables), "own_table": table}
+    return render_to_string("lobby/tournament_info.html#own_table", context)
+
+
+def _seating_key(tournament: Tournament, tables) -> str:
+    """Who sits where, in short: Tournament Info's "Go to my table" is fetched again
+    when a live update of its tables brings another (a player moved, a table broke)."""
+    seating = repr(
+        (tournament.status, [(view.number, [(seat.seat, seat.player) for seat in view.seats]) for view in tables])
+    )
+    return hashlib.blake2b(seating.encode(), digest_size=8).hexdigest()
 
 
 def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
@@ -170,7 +204,7 @@ def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
         status=200 if valid else 400,
         filters_html=render_to_string("lobby/lobby.html#filters", filters),
         results_html=render_to_string("lobby/lobby.html#results", results),
-        ids=tuple(row["id"] for row in results.get("rows", ())),
+        listed=tuple((row["id"], row["status"]) for row in results.get("rows", ())),
     )
 
 
@@ -330,11 +364,16 @@ def tournament_info(request, pk: int):
         bounty=tournament.bounty_amount,
         fee=tournament.fee,
     )
+    if request.user.is_authenticated and tournament.started_at:
+        context["own_table"] = playing_at(tournament.status, player_marks(request.user.pk, [pk]).get(pk))
+    context |= players_context(tournament, search="", page_number="1")
     return render(request, "lobby/tournament_info.html", context)
 
 
 def _info_live_context(tournament: Tournament, now) -> dict:
-    """What Tournament Info shows that changes while it is open (tournament_live_html)."""
+    """What Tournament Info shows that changes while it is open (tournament_live_html),
+    the same for everyone: the viewer's own table is theirs alone (own_mark)."""
+    tables = tournament_tables(tournament) if tournament.started_at else []
     return {
         "tournament": tournament,
         "deadlines": tournament_deadlines(tournament),
@@ -343,7 +382,8 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
         "now": now,
         "clock": tournament_clock(tournament),
-        "tables": tournament_tables(tournament) if tournament.started_at else [],
+        "tables": tables,
+        "own_key": _seating_key(tournament, tables),
         "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
         "standings": tournament_standings(tournament) if tournament.started_at else [],
     }

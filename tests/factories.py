@@ -4,7 +4,7 @@ import factory
 from django.utils import timezone
 
 from accounts.models import User
-from tournaments.models import BlindLevel, BlindStructure, Tournament
+from tournaments.models import BlindLevel, BlindStructure, Entry, Tournament
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -123,3 +123,47 @@ def tables_finish(tournament_id: int, *, now) -> None:
                 ).hand
             hand_report(hand_id=row.pk, now=pending)
         tournament_advance(tournament_id=tournament_id, now=now)
+
+
+def registered(tournament: Tournament, *players) -> None:
+    """Each of `players` funded with €11 and registered (an event's default price)."""
+    from tournaments.services.entries import entry_register
+    from wallet.services import deposit_create
+
+    for person in players:
+        key = f"fund:{tournament.pk}:{person.pk}"
+        deposit_create(user=person, currency="EUR", amount=1100, idempotency_key=key)
+        entry_register(tournament_id=tournament.pk, player=person, now=timezone.now())
+
+
+def under_way(*players, **fields) -> Tournament:
+    """An event of `players`, started through the clock (its seat draw seats them all
+    at table 1) and still in late registration."""
+    from tournaments.services.clock import tournament_advance
+
+    now = timezone.now()
+    tournament = TournamentFactory(
+        **{
+            "blind_structure": BlindStructureFactory(),
+            "scheduled_start": now + timedelta(minutes=5),
+            "break_policy": "none",
+            "late_registration_minutes": 60,
+            **fields,
+        }
+    )
+    registered(tournament, *players)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament.refresh_from_db()
+    assert tournament.started_at is not None
+    return tournament
+
+
+def hand(tournament: Tournament, stacks: dict) -> None:
+    """Table 1 finishes a hand with these stacks (by player; the others keep theirs)."""
+    from tournaments.services.floor import floor_hand_finished
+
+    entries = Entry.objects.filter(tournament=tournament, table__number=1, finish_best=None)
+    after = {entry.pk: stacks.get(entry.player, entry.chips) for entry in entries.select_related("player")}
+    floor_hand_finished(
+        tournament_id=tournament.pk, table=1, stacks=after, now=tournament.scheduled_start + timedelta(minutes=1)
+    )

@@ -5,11 +5,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, Tournament
+from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
+from tournaments.rules.pricing import pool_currency
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
     BreakKind,
@@ -176,10 +178,167 @@ def registration_window(fields: Mapping[str, Any]) -> Window:
     )
 
 
-def player_entered(player_id: int, tournament_ids: Collection[int]) -> set[int]:
-    """Which of these events the player is in (rule 9: registered, or out)."""
+# Still in: not placed, and with chips (out in a hand-for-hand hand still being played elsewhere: none).
+STILL_IN = Q(status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
+# The table an entry sits at (a table not broken); it plays there while its event is
+# under way (playing_at), which the caller knows without joining the event.
+_SEATED_AT = Case(
+    When(status=EntryStatus.ACTIVE, table__broken_at=None, then=F("table__number")),
+    default=None,
+    output_field=IntegerField(),
+)
+
+
+def playing_at(status: str, seated_at: int | None) -> int | None:
+    """The table a player plays at: where they sit, in an event under way."""
+    return seated_at if status in UNDER_WAY else None
+
+
+def _count_still_in(**outer: Any) -> Coalesce:
+    """How many entries of the outer row's event are still in (and match `outer`):
+    a correlated subquery, so that a filtered or paginated list keeps the field's ranks."""
+    counted = (
+        Entry.objects.filter(STILL_IN, tournament=OuterRef("tournament"), **outer)
+        .order_by()
+        .values("tournament")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def _ahead() -> Coalesce:
+    """The players left with more chips than the outer row's entry: its rank is one
+    more (equal stacks share a rank)."""
+    return _count_still_in(chips__gt=OuterRef("chips"))
+
+
+def player_marks(player_id: int, tournament_ids: Collection[int]) -> dict[int, int | None]:
+    """The events among these that the player is in (rule 9: registered, or out),
+    each with the number of the table they sit at, else None (playing_at says whether
+    they play there: the caller knows the events' statuses). Reads no event."""
     entries = Entry.objects.filter(player_id=player_id, tournament_id__in=tournament_ids, status__in=ENTERED)
-    return set(entries.values_list("tournament_id", flat=True))
+    return dict(entries.annotate(seated_at=_SEATED_AT).values_list("tournament_id", "seated_at"))
+
+
+@dataclass(frozen=True)
+class PlayerEvent:
+    """One event on a player's own "My tournaments" page: the event, and their entry in it."""
+
+    tournament_id: int
+    name: str
+    status: str
+    deal_in_progress: bool
+    scheduled_start: datetime
+    started: bool
+    pool_currency: str
+    entry_status: str
+    chips: int
+    table: int | None  # where they play, while the event is under way
+    seat: int | None
+    rank: int | None  # among the players left, while they are in one of them
+    players_left: int | None
+    finish_best: int | None
+    finish_worst: int | None
+    prize: int | None
+
+    @property
+    def place(self) -> str:
+        if self.finish_best is None:
+            return ""
+        return (
+            f"{self.finish_best}"
+            if self.finish_best == self.finish_worst
+            else f"{self.finish_best}-{self.finish_worst}"
+        )
+
+    @property
+    def over(self) -> bool:
+        return self.status in (Status.FINISHED, Status.CANCELLED)
+
+
+# How long an event the player was in stays on their page once it is over.
+RECENTLY_OVER = timedelta(days=7)
+
+
+def player_events(player_id: int, *, now: datetime) -> list[PlayerEvent]:
+    """The events the player is in (rule 9: registered, or out; refunded when
+    cancelled), those over for RECENTLY_OVER at most: the ones to come and under way
+    by start time, then those over, the latest first. One query."""
+    recent = now - RECENTLY_OVER
+    entries = (
+        Entry.objects.filter(player_id=player_id, status__in=[*ENTERED, EntryStatus.REFUNDED])
+        # A cancelled event has no finished_at: the entry's refund ended it.
+        .annotate(over_at=Coalesce("tournament__finished_at", "ended_at", "tournament__scheduled_start"))
+        .exclude(tournament__status__in=(Status.FINISHED, Status.CANCELLED), over_at__lt=recent)
+        .annotate(seated_at=_SEATED_AT, ahead=_ahead(), left=_count_still_in())
+        .values(
+            "tournament_id",
+            "tournament__name",
+            "tournament__status",
+            "tournament__deal_in_progress",
+            "tournament__scheduled_start",
+            "tournament__started_at",
+            "tournament__entry_kind",
+            "tournament__currency",
+            "status",
+            "chips",
+            "seated_at",
+            "seat",
+            "ahead",
+            "left",
+            "finish_best",
+            "finish_worst",
+            "prize",
+        )
+    )
+    events = []
+    for row in entries:
+        started = row["tournament__started_at"] is not None
+        table = playing_at(row["tournament__status"], row["seated_at"]) if started else None
+        still_in = started and row["status"] == EntryStatus.ACTIVE and row["finish_best"] is None and row["chips"] > 0
+        events.append(
+            PlayerEvent(
+                tournament_id=row["tournament_id"],
+                name=row["tournament__name"],
+                status=row["tournament__status"],
+                deal_in_progress=row["tournament__deal_in_progress"],
+                scheduled_start=row["tournament__scheduled_start"],
+                started=started,
+                pool_currency=pool_currency(
+                    entry_kind=row["tournament__entry_kind"], currency=row["tournament__currency"]
+                ),
+                entry_status=row["status"],
+                chips=row["chips"],
+                table=table,
+                seat=row["seat"] if table is not None else None,
+                rank=row["ahead"] + 1 if still_in else None,
+                players_left=row["left"] if still_in else None,
+                finish_best=row["finish_best"],
+                finish_worst=row["finish_worst"],
+                prize=row["prize"],
+            )
+        )
+    to_come = sorted((event for event in events if not event.over), key=lambda event: event.scheduled_start)
+    over = sorted((event for event in events if event.over), key=lambda event: event.scheduled_start, reverse=True)
+    return to_come + over
+
+
+def tournament_players(tournament: Tournament, *, search: str = "") -> QuerySet:
+    """The event's players as plain dicts (never their wallets): those still in by
+    chips, most first, with their rank among them (equal stacks share it) and the
+    table they sit at, then those out by place; `search`: screen names containing it."""
+    entries = Entry.objects.filter(tournament=tournament, status__in=ENTERED)
+    if search:
+        entries = entries.filter(player__screen_name__icontains=search)
+    out = Case(When(STILL_IN, then=Value(0)), default=Value(1), output_field=IntegerField())
+    return (
+        entries.annotate(out=out, seated_at=_SEATED_AT, ahead=_ahead())
+        .order_by("out", "-chips", "finish_best", "player__screen_name", "pk")
+        .values(
+            "pk", "player__screen_name", "out", "chips", "seated_at", "ahead", "finish_best", "finish_worst", "prize"
+        )
+    )
 
 
 def rebuy_period_ends_at(tournament: Tournament, schedule: Schedule) -> datetime | None:
@@ -223,8 +382,7 @@ def tournament_clock(tournament: Tournament) -> ClockView:
         return ClockView("over", level, None)
     if tournament.started_at is None:
         return ClockView("before", None, levels[0] if levels else None)
-    # Still in: not placed, and with chips (out in a hand-for-hand hand still being played elsewhere: none).
-    still_in = tournament.entries.filter(status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
+    still_in = tournament.entries.filter(STILL_IN)
     counted = still_in.aggregate(left=Count("id"), chips=Sum("chips"))
     left = {"players_left": counted["left"], "average_stack": (counted["chips"] or 0) // max(counted["left"], 1)}
     if tournament.paused_at is not None:

@@ -8,7 +8,7 @@ from django import template
 from django.urls import translate_url
 from django.utils.translation import ngettext
 
-from tournaments.models import Tag
+from tournaments.models import Status, Tag
 
 register = template.Library()
 
@@ -38,6 +38,11 @@ def clock_text(duration) -> str:
 @register.filter
 def tag_label(tag: str) -> str:
     return Tag(tag).label
+
+
+@register.filter
+def status_label(status: str) -> str:
+    return Status(status).label
 
 
 @register.simple_tag(takes_context=True)

@@ -1,20 +1,22 @@
 """The README's deal walk-through on the demo's own data (lobby.demo_data), step by
 step as written, in real browsers with the demo's logins: alice asks for a deal on
 *Final Table Deal Demo*, staff claim the ticket from the queue, every player says
-yes, staff stop the clock and put a proposal, every player accepts, the simulator
-plays the rest out, and Tournament Info shows what each player was paid (rule 23)."""
+yes, staff stop the clock and put a proposal, every player accepts, the players
+play the rest out at their table, and Tournament Info shows what each player was
+paid (rule 23)."""
 
 from urllib.parse import urlsplit
 
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
-from tournaments.simulator import simulate_round
 
 from deals.models import Deal
 from lobby.demo_data import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tests.e2e.test_live import LIVE, listening
-from tournaments.models import Entry, Status, Tournament
+from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
+from tournaments.services.hands import entry_of, replay
+from tournaments.services.tables import hand_act, hand_report
 from wallet.money import format_money
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,12 +77,23 @@ def test_the_readme_deal_walk_through_on_the_demo_data(migrated_data, asgi_page)
         expect(page.locator(".confirmation")).to_contain_text("Every player accepted", timeout=LIVE)
     deal = Deal.objects.get(tournament=event)
 
-    # 5. Payment: the clock goes again and the demo's simulator (the beat's
-    # floor_simulate) plays the rest out; everyone is paid once, at the end.
-    for _ in range(500):
+    # 5. Payment: the clock goes again and the players play the rest out at their
+    # table (each move chosen for them here, through the same service as the
+    # table page's buttons); everyone is paid once, at the end.
+    for _ in range(2000):
         if Tournament.objects.get(pk=event.pk).status == Status.FINISHED:
             break
-        simulate_round(now=timezone.now())
+        for row in Hand.objects.filter(tournament=event, status__in=[HandStatus.PLAYING, HandStatus.FINISHED]):
+            if row.status == HandStatus.FINISHED:
+                hand_report(hand_id=row.pk, now=timezone.now())
+                continue
+            legal = replay(row).legal()
+            # After a deal the players go all in: the rest is played for what was left.
+            kind, amount = ("cbr", legal.max_to) if legal.min_to is not None else ("cc", None)
+            player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, legal.seat))
+            hand_act(
+                hand_id=row.pk, player_id=player, at=len(row.actions), kind=kind, amount=amount, now=timezone.now()
+            )
     assert Tournament.objects.get(pk=event.pk).status == Status.FINISHED
     alice.goto(info)
     standings = alice.locator("table", has=alice.get_by_role("columnheader", name="Player"))

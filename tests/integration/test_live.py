@@ -347,7 +347,7 @@ def test_a_finished_hand_reaches_its_tables_watchers_only(layer, django_capture_
         )
         (update,) = await received(first, timeout=1)
         assert f'id="table-{tournament.pk}-1"' in update
-        assert "Hand 2 in play" in update
+        assert "in play." in update  # the next hand, dealt
         assert all(name in update for name in names)
         assert await received(second) == []  # the other table did not change
         await closed(first, second)
@@ -604,7 +604,7 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
     assert sorted(sent.groups()) == sorted(watched)
     for group, text in sent.texts:
         assert f'id="table-{tournament.pk}-{watched[group]}"' in text
-    assert "Plads" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
+    assert "Niveau" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
 
 
 def test_a_negotiation_tells_its_listening_players_and_staff_what_to_fetch_again(staff, sent, reads):

@@ -1,0 +1,81 @@
+"""The players' pages about who plays: a player's own events ("My tournaments"), and
+an event's players with their stacks, ranks and places (Tournament Info's list)."""
+
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.cache import never_cache
+
+from tournaments.models import Tournament
+from tournaments.selectors import player_events, playing_at, tournament_players
+
+PLAYERS_PAGE_SIZE = 50
+
+
+@never_cache  # someone's own entries: no shared or back-button copies
+@login_required
+def my_tournaments(request):
+    """The signed-in player's own events (it takes no id: never anyone else's)."""
+    return render(request, "lobby/my_tournaments.html", {"events": player_events(request.user.pk, now=timezone.now())})
+
+
+def players(request, pk: int):
+    """An event's players, searched by screen name and paginated: the page, or only
+    the list when htmx asks for it (Tournament Info's search box and pages)."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    search = request.GET.get("q", "").strip()[:50]
+    context = {
+        "tournament": tournament,
+        **players_context(tournament, search=search, page_number=request.GET.get("page", "1")),
+    }
+    template = "lobby/players.html#list" if request.htmx else "lobby/players.html"
+    response = render(request, template, context)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def players_context(tournament: Tournament, *, search: str, page_number: str) -> dict:
+    """One page of the event's players as the list shows them; rank only once it has
+    started, for those still in."""
+    page = Paginator(tournament_players(tournament, search=search), PLAYERS_PAGE_SIZE).get_page(page_number)
+    started = tournament.started_at is not None
+    rows = [
+        {
+            "name": row["player__screen_name"],
+            "in": not row["out"],
+            "table": playing_at(tournament.status, row["seated_at"]),
+            "chips": row["chips"],
+            "rank": row["ahead"] + 1 if started and not row["out"] else None,
+            "place": _place(row["finish_best"], row["finish_worst"]),
+            "prize": row["prize"],
+        }
+        for row in page.object_list
+    ]
+    path = reverse("lobby:players", args=[tournament.pk])
+
+    def url(number: int) -> str:
+        query = {"q": search} if search else {}
+        if number > 1:
+            query["page"] = str(number)
+        return f"{path}?{urlencode(query)}" if query else path
+
+    return {
+        "players_path": path,
+        "players_search": search,
+        "players_page": page,
+        "players": rows,
+        "players_started": started,
+        "players_previous_url": url(page.previous_page_number()) if page.has_previous() else None,
+        "players_next_url": url(page.next_page_number()) if page.has_next() else None,
+    }
+
+
+def _place(best: int | None, worst: int | None) -> str:
+    if best is None:
+        return ""
+    return f"{best}" if best == worst else f"{best}-{worst}"
