@@ -241,7 +241,9 @@ CELERY_BEAT_SCHEDULE = {
 
 # The tables (tournaments.services.hands): a bot's thinking time, and the pause after
 # a hand before the next one's first turn starts, so people see how it ended.
-TABLE_BOT_SECONDS = env_float("TABLE_BOT_SECONDS", default=1.5)
+# The embedded default's one worker and SQLite's one writer share out fewer turns a
+# second: its bots think longer, so the clocks' ticks are not queued behind them.
+TABLE_BOT_SECONDS = env_float("TABLE_BOT_SECONDS", default=4.0 if EMBEDDED else 1.5)
 TABLE_HAND_GAP_SECONDS = env_float("TABLE_HAND_GAP_SECONDS", default=3.0)
 
 REST_FRAMEWORK = {

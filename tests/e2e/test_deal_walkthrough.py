@@ -100,5 +100,5 @@ def test_the_readme_deal_walk_through_on_the_demo_data(migrated_data, asgi_page)
     for entry in Entry.objects.filter(tournament=event).select_related("player"):
         paid = deal.amounts[str(entry.pk)] + (deal.play_for if entry.finish_best == 1 else 0)
         assert entry.prize == paid
-        row = standings.get_by_role("row").filter(has_text=entry.player.screen_name)
+        row = standings.get_by_role("row").filter(has_text=entry.player.screen_name).first
         expect(row).to_contain_text(format_money(paid, "EUR"))
