@@ -14,11 +14,11 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments.models import Entry, EntryStatus, Table, Tournament
-from tournaments.rules.schedule import time_bank_left
 from tournaments.selectors import tournament_clock
+from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act
-from tournaments.table_selectors import TableState, table_hand, table_own
+from tournaments.table_selectors import OwnSeat, TableState, table_hand, table_own
 
 
 @require_GET
@@ -122,21 +122,14 @@ def _context(request: HttpRequest, tournament: Tournament, table: Table, *, erro
     }
 
 
-def _own(request: HttpRequest, tournament: Tournament, table: Table, state: TableState):  # type: ignore[no-untyped-def]
+def _own(request: HttpRequest, tournament: Tournament, table: Table, state: TableState) -> OwnSeat | None:
     entry = _entry(request, tournament)
     if entry is None:
         return None
     in_hand = state.hand is not None and str(entry.pk) in {str(pk) for pk in state.hand.seats.values()}
     if entry.table_id != table.pk and not in_hand:
         return None
-    bank = time_bank_left(
-        left_ms=entry.time_bank_ms,
-        level_refilled=entry.time_bank_level,
-        level=tournament.level,
-        size_s=tournament.time_bank_seconds,
-        refill_s=tournament.time_bank_refill_seconds,
-    )
-    return table_own(state, entry, time_bank_ms=bank)
+    return table_own(state, entry, time_bank_ms=entry_time_bank(entry, tournament))
 
 
 def _own_response(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> HttpResponse:

@@ -156,3 +156,38 @@ def test_a_finished_hand_is_reported_to_the_floor_once():
     assert hand_report(hand_id=row.pk, now=timezone.now()) is False
 
     assert Hand.objects.filter(tournament=tournament).count() == 2  # the next hand is dealt
+
+
+def test_a_players_hole_cards_are_on_his_own_page_only(client):
+    from lobby.templatetags.poker import card
+
+    tournament = started(3)
+    row = in_play(tournament)
+    hand = replay(row)
+    seats = {int(seat): Entry.objects.select_related("player").get(pk=pk) for seat, pk in row.seats.items()}
+    url = f"/tournaments/{tournament.pk}/tables/1/"
+    for seat, entry in seats.items():
+        client.force_login(entry.player)
+        page = client.get(url).content.decode()
+        own = {card(code) for code in hand.hole_cards(seat)}
+        others = {card(code) for other in seats if other != seat for code in hand.hole_cards(other)} - own
+        assert all(f">{text}<" in page for text in own)
+        assert not any(f">{text}<" in page for text in others)
+    client.logout()
+    watched = client.get(url).content.decode()
+    assert not any(f">{card(code)}<" in watched for seat in seats for code in hand.hole_cards(seat))
+
+
+def test_the_table_page_acts_for_the_player_and_refuses_another(client):
+    tournament = started(3)
+    row = in_play(tournament)
+    mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
+    client.force_login(mover)
+    answer = client.post(
+        f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cbr", "amount": "1"}
+    )
+    assert answer.status_code == 400
+    assert "raise" in answer.content.decode().lower()
+    answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
+    assert answer.status_code == 200
+    assert len(Hand.objects.get(pk=row.pk).actions) == 1

@@ -134,14 +134,19 @@ def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datet
     elif entry.player.is_bot:
         row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if bots_wait else 0)
     else:
-        bank = time_bank_left(
-            left_ms=entry.time_bank_ms,
-            level_refilled=entry.time_bank_level,
-            level=tournament.level,
-            size_s=tournament.time_bank_seconds,
-            refill_s=tournament.time_bank_refill_seconds,
-        )
+        bank = entry_time_bank(entry, tournament)
         row.deadline_at = now + timedelta(seconds=tournament.action_seconds, milliseconds=bank)
+
+
+def entry_time_bank(entry: Entry, tournament: Tournament) -> int:
+    """The milliseconds left in the entry's time bank at the tournament's level now."""
+    return time_bank_left(
+        left_ms=entry.time_bank_ms,
+        level_refilled=entry.time_bank_level,
+        level=tournament.level,
+        size_s=tournament.time_bank_seconds,
+        refill_s=tournament.time_bank_refill_seconds,
+    )
 
 
 def hand_queue(row: Hand) -> None:

@@ -21,9 +21,8 @@ from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tour
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.rules.schedule import time_bank_left
 from tournaments.services.floor import floor_hand_finished
-from tournaments.services.hands import entry_of, hand_queue, hand_turn, replay
+from tournaments.services.hands import entry_of, entry_time_bank, hand_queue, hand_turn, replay
 from tournaments.services.refusals import refuse
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
@@ -184,13 +183,7 @@ def _bank_spend(row: Hand, seat: int, tournament: Tournament, now: datetime) -> 
     if over_ms <= 0:
         return
     entry = Entry.objects.get(pk=entry_of(row, seat))
-    left = time_bank_left(
-        left_ms=entry.time_bank_ms,
-        level_refilled=entry.time_bank_level,
-        level=tournament.level,
-        size_s=tournament.time_bank_seconds,
-        refill_s=tournament.time_bank_refill_seconds,
-    )
+    left = entry_time_bank(entry, tournament)
     entry.time_bank_ms, entry.time_bank_level = max(0, left - over_ms), tournament.level
     entry.save(update_fields=["time_bank_ms", "time_bank_level"])
 
