@@ -18,7 +18,6 @@ from tournaments.models import (
     BlindStructure,
     BountyKind,
     BreakPolicyKind,
-    Entry,
     EntryKind,
     Game,
     Hand,
@@ -30,8 +29,7 @@ from tournaments.models import (
 )
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.entries import entry_register
-from tournaments.services.hands import entry_of, replay
-from tournaments.services.tables import hand_act, hand_due, hand_report, hands_catch_up
+from tournaments.services.tables import hand_due, hands_catch_up, hands_check_down
 from wallet.models import Currency
 from wallet.services import deposit_create
 
@@ -441,13 +439,7 @@ def _final_table(*, now: datetime, structure: BlindStructure) -> Tournament:
     tournament_pause(tournament_id=event.pk, actor=None, reason=DEAL_DEMO_WAIT, now=now)
     # The hand dealt at the start, folded round to the big blind: nobody is out, and
     # the table waits for the clock.
-    for dealt in Hand.objects.filter(tournament=event, status=HandStatus.PLAYING):
-        row = dealt
-        while row.status == HandStatus.PLAYING:
-            action = replay(row).timeout_action()
-            player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, action.seat))
-            row = hand_act(hand_id=row.pk, player_id=player, at=len(row.actions), kind=action.kind, now=now).hand
-        hand_report(hand_id=row.pk, now=now)
+    hands_check_down(tournament_id=event.pk, now=now)
     event.refresh_from_db()
     return event
 

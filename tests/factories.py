@@ -103,25 +103,16 @@ def tables_finish(tournament_id: int, *, now) -> None:
     """The clock up to `now`, each break that waits for the hands in play (rule 17)
     getting them finished as it falls due: every player to act checks or folds (rule
     18.3's choice) at the break's instant, so the break begins on time."""
-    from tournaments.models import Entry, Hand, HandStatus, Tournament
+    from tournaments.models import Tournament
     from tournaments.services.clock import tournament_advance
-    from tournaments.services.hands import entry_of, replay
-    from tournaments.services.tables import hand_act, hand_report
+    from tournaments.services.tables import hands_check_down
 
     tournament_advance(tournament_id=tournament_id, now=now)
     for _ in range(100):
         pending = Tournament.objects.get(pk=tournament_id).break_pending_since
         if pending is None:
             return
-        for dealt in Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING):
-            row = dealt
-            while row.status == HandStatus.PLAYING:
-                action = replay(row).timeout_action()
-                player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, action.seat))
-                row = hand_act(
-                    hand_id=row.pk, player_id=player, at=len(row.actions), kind=action.kind, now=pending
-                ).hand
-            hand_report(hand_id=row.pk, now=pending)
+        hands_check_down(tournament_id=tournament_id, now=pending)
         tournament_advance(tournament_id=tournament_id, now=now)
 
 

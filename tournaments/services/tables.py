@@ -135,6 +135,19 @@ def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None
     return done
 
 
+def hands_check_down(*, tournament_id: int, now: datetime) -> None:
+    """Every hand in play finished at `now` with each player to act checking or
+    folding (rule 18.3's choice, without sitting anyone out), then reported: a break
+    or a pause that waits for the tables (rule 17) begins at once."""
+    for dealt in Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING):
+        row = dealt
+        while row.status == HandStatus.PLAYING:
+            action = replay(row).timeout_action()
+            player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, action.seat))
+            row = hand_act(hand_id=row.pk, player_id=player, at=len(row.actions), kind=action.kind, now=now).hand
+        hand_report(hand_id=row.pk, now=now)
+
+
 def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now: datetime) -> Entry:
     """The player sits out (dealt in, blinds and antes posted, folded or checked at
     once: rule 18.4) or comes back. Sitting out on his own turn acts for him at once."""
