@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tests.factories import BlindStructureFactory, TournamentFactory, entrants, tables_finish
 from tournaments.models import BreakPolicyKind
 from tournaments.services.clock import tournament_advance
 
@@ -40,9 +40,10 @@ def wait_for(moment) -> None:
 
 
 def advance_at(tournament, seconds: float) -> None:
-    """What the worker does at that instant of the clock."""
+    """What the worker does at that instant of the clock, the players finishing the
+    hand in play when a break falls due."""
     wait_for(tournament.scheduled_start + timedelta(seconds=seconds))
-    tournament_advance(tournament_id=tournament.pk, now=timezone.now())
+    tables_finish(tournament.pk, now=timezone.now())
 
 
 def test_the_clock_counts_down_and_moves_to_the_next_level_and_the_break(page, started):

@@ -93,6 +93,7 @@ def test_the_danish_info_page_is_in_danish(page, structure):
             "Præmier",
             "Ur",
             "Din tilmelding",
+            "Spillere",
             f"Blindstruktur: {structure.name}",
             "Gældende regler",
         ]
