@@ -32,8 +32,10 @@ CHROMIUM_ARGS = [
 ]
 # The room's players are in Denmark; the schedule tests compute local times in this zone.
 BROWSER_TIME_ZONE = "Europe/Copenhagen"
-# Long enough for a slow CI machine, short enough that a missing element fails fast.
-TIMEOUT_MS = 5_000
+# How long an action or an expectation waits before it fails: a page waits for
+# nothing once what it expects is there, so this is only a failure's patience,
+# long enough for a 2-core CI machine whose other cores are busy.
+TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(scope="package")
