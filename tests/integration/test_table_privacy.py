@@ -128,11 +128,14 @@ def test_unshown_hole_cards_reach_their_owner_alone_and_the_showdown_reaches_eve
 
     steps, showdown = async_to_sync(scenario)()
 
-    # While the hand was played, every shared group heard of every action, in every
-    # language, and not one hole card; each player's own group only what to fetch again.
-    assert len(steps) >= 4  # the deal, the fold and a check or call on each street
+    # While the hand was played, the table's watchers heard of every action in every
+    # language (the deal, the fold, the checks and calls before the last), and not one
+    # hole card; each player's own group only that his own part is to be fetched again.
+    assert len(steps) == 9
     assert all(shown_in(text) == set() for step in steps for socket in step for text in socket)
     assert all(text.startswith('{"refresh": ') for step in steps for socket in step[1:] for text in socket)
+    for mine in range(1, len(people) + 1):
+        assert any(f'"own-seat-{tournament.pk}"' in text for step in steps for text in step[mine])
     # The showdown: both hands shown to everybody watching, the folded one to nobody.
     assert [shown_in(text) for text in showdown[0] if f'id="{part}"' in text] == [SHOWN, SHOWN]
     assert all(shown_in(text) == set() for socket in showdown[1:] for text in socket)
