@@ -9,7 +9,6 @@ player to another table, their page follows them there."""
 
 import json
 import re
-import time
 from datetime import timedelta
 
 import pytest
@@ -19,6 +18,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from lobby.templatetags.poker import card
+from tests.e2e.test_clock import wait_for
 from tests.e2e.test_live import LIVE, listening, log_in, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants, registered
 from tests.integration.test_clock_worker import Worker
@@ -26,6 +26,7 @@ from tournaments.models import Entry, Hand, HandStatus
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import entry_of, replay
 from tournaments.services.tables import hand_act, hand_report
+from tournaments.templatetags.chips import chips
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,7 +67,7 @@ def against_bots(worker):
     alice = UserFactory(username="alice", screen_name="Alice")
     bots = [UserFactory(username=f"bot{n}", screen_name=f"Bot {n}", is_bot=True) for n in (1, 2)]
     registered(tournament, alice, *bots)
-    time.sleep(max(0.0, (start - timezone.now()).total_seconds()))  # the start falls due
+    wait_for(start)
     tournament_advance(tournament_id=tournament.pk, now=timezone.now())
     return tournament, alice
 
@@ -143,12 +144,13 @@ def test_a_player_plays_a_hand_with_the_buttons_against_bots_and_finds_it_in_the
     assert played is not None, chosen
 
     # The hand's result, live: it heads the table's last hands, with who won what.
-    recent = page.locator(".recent-hands li").filter(has=page.get_by_role("link", name=f"Hand #{played}"))
+    link = page.get_by_role("link", name=f"Hand #{played}", exact=True)
+    recent = page.locator(".recent-hands li").filter(has=link)
     expect(recent).to_contain_text("won", timeout=LIVE)
     assert not_reloaded(page)
 
     # Its own page: her cards, her actions as she chose them, the deck's proof, its PHH.
-    recent.get_by_role("link", name=f"Hand #{played}").click()
+    recent.get_by_role("link", name=f"Hand #{played}", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Hand #{played} at table {entry.table.number}")
     row = Hand.objects.get(pk=played)
     hand = replay(row)
@@ -158,7 +160,7 @@ def test_a_player_plays_a_hand_with_the_buttons_against_bots_and_finds_it_in_the
     expect(players.locator(".playing-card")).to_have_text([card(code) for code in cards])
     log = page.locator(".actions-log")
     expect(log).to_contain_text("Alice: checks or calls")
-    expect(log).to_contain_text(f"Alice: bets or raises to {raised_to:,}")
+    expect(log).to_contain_text(f"Alice: bets or raises to {chips(raised_to)}")
     expect(page.get_by_text("Verified: the deck dealt is the deck committed to.")).to_be_visible()
     with page.expect_download() as download:
         page.get_by_role("link", name="Download this hand (PHH)").click()
