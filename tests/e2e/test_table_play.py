@@ -20,12 +20,12 @@ from playwright.sync_api import expect
 from lobby.templatetags.poker import card
 from tests.e2e.test_clock import wait_for
 from tests.e2e.test_live import LIVE, listening, log_in, not_reloaded
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants, registered
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants, registered, under_way
 from tests.integration.test_clock_worker import Worker
 from tournaments.models import Entry, Hand, HandStatus
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import entry_of, replay
-from tournaments.services.tables import hand_act, hand_report
+from tournaments.services.tables import entry_sit_out, hand_act, hand_report
 from tournaments.templatetags.chips import chips
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -208,3 +208,31 @@ def test_a_player_moved_to_another_table_is_taken_there(asgi_page):
         expect(stayed.locator(f'.seat[data-seat="{seats[moved.pk]}"]')).to_contain_text("Empty", timeout=LIVE)
         assert stayed.url.endswith(f"/tournaments/{tournament.pk}/tables/1/")
         assert not_reloaded(stayed)
+
+
+def test_the_amount_a_player_is_choosing_stays_when_the_table_changes_around_him(asgi_page):
+    """On his turn he types a raise; meanwhile another player sits out, and his own
+    part is fetched again: what he typed stays, and is what he raises to."""
+    tournament = under_way(*(UserFactory() for _ in range(3)))
+    row = Hand.objects.get(tournament=tournament, status=HandStatus.PLAYING)
+    mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act))
+    other = Entry.objects.filter(tournament=tournament).exclude(pk=mover.pk).first()
+    page = asgi_page()
+    log_in(page, mover.player.username)
+    listening(page, f"/tournaments/{tournament.pk}/tables/1/")
+    form = page.locator(f"#own-seat-{tournament.pk} form.actions")
+    legal = replay(row).legal()
+    amount = legal.min_to + 35
+    form.get_by_role("spinbutton").fill(str(amount))
+    page.evaluate(
+        """() => { window.ownFetched = 0; document.addEventListener("htmx:afterOnLoad", (event) => {
+            if (event.detail.requestConfig.verb === "get") window.ownFetched += 1; }); }"""
+    )
+
+    entry_sit_out(tournament_id=tournament.pk, player_id=other.player_id, sitting_out=True, now=row.started_at)
+
+    expect(page.locator(f'.seat[data-seat="{other.seat}"]')).to_contain_text("Sitting out", timeout=LIVE)
+    page.wait_for_function("() => window.ownFetched > 0", timeout=LIVE)
+    expect(form.get_by_role("spinbutton")).to_have_value(str(amount))
+    pressed(page, form.get_by_role("button", name="Raise", exact=True))
+    assert Hand.objects.get(pk=row.pk).actions[0] == [row.to_act, "cbr", amount]
