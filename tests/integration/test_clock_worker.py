@@ -111,14 +111,17 @@ def worker(tmp_path):
     worker.kill()
 
 
+# A break that waits for the hands in play stops the clock, like a pause.
+STOPS = ("paused", "resumed", "break_pending")
+
+
 def applied_clock(tournament_id: int) -> list[tuple[str, datetime, int | None]]:
     """The clock's transitions as the audit log has them, in the order applied."""
     rows = AuditEntry.objects.filter(subject_id=str(tournament_id), action__startswith="tournaments.clock.")
     return [
         (row.action.removeprefix("tournaments.clock."), datetime.fromisoformat(row.data["at"]), row.data.get("level"))
         for row in rows.order_by("id")
-        # A break that waits for the hands in play is a stop of the clock, like a pause.
-        if row.action not in ("tournaments.clock.paused", "tournaments.clock.resumed", "tournaments.clock.break_pending")
+        if row.action.removeprefix("tournaments.clock.") not in STOPS
     ]
 
 

@@ -20,6 +20,7 @@ from pokerkit import (
     StandardHighHand,
 )
 
+from tests.decks import deck_for
 from tournaments.rules.hands import (
     FULL_DECK,
     Action,
@@ -44,26 +45,6 @@ LIBRARY_AUTOMATIONS = (
     Automation.CHIPS_PUSHING,
     Automation.CHIPS_PULLING,
 )
-
-
-def cards(text: str) -> list[str]:
-    return [text[i : i + 2] for i in range(0, len(text), 2)]
-
-
-def deck_for(holes: Sequence[str], board: str = "") -> tuple[str, ...]:
-    """A deck that deals `holes` (by order of action, from the seat after the button)
-    and then `board`, as the dealer does: hole cards round the table one at a time,
-    a burnt card before the flop, the turn and the river. Unnamed cards fill in."""
-    hands = [cards(hole) for hole in holes]
-    named = [card for hand in hands for card in hand] + cards(board)
-    spare = iter(sorted(FULL_DECK - set(named)))
-    deck = [hand[round_] for round_ in range(len(hands[0])) for hand in hands]
-    flop, turn, river = cards(board)[:3], cards(board)[3:4], cards(board)[4:5]
-    for street in (flop, turn, river):
-        deck += [next(spare), *street]
-    deck += list(spare)
-    assert sorted(deck) == sorted(FULL_DECK)
-    return tuple(deck)
 
 
 def setup(stacks: dict[int, int], *, button: int, sb: int | None, bb: int, **kw: object) -> HandSetup:
