@@ -15,10 +15,10 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.test import Client
 
 from lobby.templatetags.poker import card
+from tests.decks import deck_for
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, registered
 from tests.integration.test_live import closed, opened, received, session_cookie
 from tournaments.models import Entry, Hand, HandStatus
-from tournaments.rules.hands import FULL_DECK
 from tournaments.services import hands as hands_service
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import entry_of, replay
@@ -33,15 +33,6 @@ BOARD = ("2c", "7d", "9h", "Js", "3s")
 EVERY_HOLE = frozenset({*WINNER, *LOSER, *FOLDER})
 SHOWN = frozenset({*WINNER, *LOSER})
 LIVE = 10  # seconds: a live message's deadline, on a busy machine
-
-
-def prepared_deck() -> tuple[str, ...]:
-    """The deck as a dealer deals it three-handed: hole cards one at a time round the
-    table from index 0, then a burnt card before the flop, the turn and the river."""
-    holes = [hole[n] for n in range(2) for hole in (WINNER, LOSER, FOLDER)]
-    rest = sorted(FULL_DECK - {*holes, *BOARD})
-    dealt = [*holes, rest[0], *BOARD[:3], rest[1], BOARD[3], rest[2], BOARD[4]]
-    return (*dealt, *rest[3:])
 
 
 def shown_in(text: str) -> set[str]:
@@ -62,7 +53,8 @@ async def table_messages(socket, part: str) -> list[str]:
 def table_of_three(monkeypatch):
     """Alice, Bob and Carol, registered for an event at one three-seat table that has
     not started; every hand is dealt from the prepared deck."""
-    monkeypatch.setattr(hands_service, "new_deck", prepared_deck)
+    deck = deck_for(["".join(WINNER), "".join(LOSER), "".join(FOLDER)], "".join(BOARD))
+    monkeypatch.setattr(hands_service, "new_deck", lambda: deck)
     tournament = TournamentFactory(blind_structure=BlindStructureFactory(), table_size=3, break_policy="none")
     people = [UserFactory(username=name) for name in ("alice", "bob", "carol")]
     registered(tournament, *people)
