@@ -70,6 +70,17 @@ class OwnSeat:
     time_bank_s: int
     presets: tuple[tuple[str, int], ...] = ()  # bet sizes offered beside the slider
 
+    @property
+    def refresh_key(self) -> str:
+        """What the part shows, in short: fetched again with the same key, the page
+        keeps the part it has, with the amount the player may be choosing in it."""
+        hand = self.hand
+        shown = (hand.pk, hand.status, self.at) if hand else ()
+        entry = self.entry
+        return ":".join(
+            map(str, (*shown, self.stack, self.time_bank_s, entry.table_id, entry.sitting_out, entry.status))
+        )
+
 
 def table_hand(tournament: Tournament, table: Table) -> TableState:
     """The table as anyone watching sees it: the hand in play (or the last one) with

@@ -177,6 +177,18 @@
     else reload();
   }
 
+  // A part fetched again that shows what it shows already (the same
+  // data-refresh-key) stays: the player may be choosing an amount in it.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    var key = target && target.getAttribute ? target.getAttribute("data-refresh-key") : null;
+    if (!key || event.detail.requestConfig.verb !== "get") return;
+    var template = document.createElement("template");
+    template.innerHTML = event.detail.serverResponse;
+    var fresh = template.content.firstElementChild;
+    if (fresh && fresh.getAttribute("data-refresh-key") === key) event.detail.shouldSwap = false;
+  });
+
   // The page's content as it is now: the lobby's list (keeping the filters being
   // typed), or the whole of any other page's main part.
   function reload() {

@@ -7,6 +7,7 @@ own browser download is not available here.
 """
 
 import contextlib
+import http.client
 import os
 import socket
 import subprocess
@@ -133,9 +134,15 @@ class AsgiServer:
         while True:
             assert self.process.poll() is None, "the ASGI server exited"
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return
+                break
             assert time.monotonic() < deadline, "the ASGI server did not start"
             time.sleep(0.1)
+        # Its first answer loads Django's URLs, templates and translations: on a busy
+        # machine that took longer than a page's wait, so it is asked for here.
+        first = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        first.request("GET", "/accounts/login/", headers={"Host": "localhost"})
+        assert first.getresponse().status == 200, "the ASGI server does not answer"
+        first.close()
 
     def stop(self):
         if self.process is not None and self.process.poll() is None:

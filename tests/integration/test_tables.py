@@ -5,9 +5,12 @@ out, bots, and finished hands feeding the floor to the winner."""
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.db.models import Sum
 from django.utils import timezone
 
+from live import sending
+from live.groups import mark_listened
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.rules.hands import ActionKind
@@ -191,3 +194,44 @@ def test_the_table_page_acts_for_the_player_and_refuses_another(client):
     answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
     assert answer.status_code == 200
     assert len(Hand.objects.get(pk=row.pk).actions) == 1
+
+
+def test_a_player_moved_to_another_table_has_his_page_follow_him(
+    client, monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament = started(6, table_size=3)  # two full tables
+    entrants(tournament, 1, now=tournament.scheduled_start + timedelta(minutes=1))  # alone at a new table 3
+    players = Entry.objects.filter(tournament=tournament).values_list("player_id", flat=True)
+    async_to_sync(mark_listened)([f"user-{player}" for player in players])  # their pages are open
+    refreshed = []
+    monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
+
+    # Table 1 finishes its hand (each player checks or folds) and gives a player to table 3 (rule 16).
+    row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
+    while row.status == HandStatus.PLAYING:
+        kind = replay(row).timeout_action().kind
+        row = hand_act(
+            hand_id=row.pk, player_id=player_to_act(row), at=len(row.actions), kind=kind, now=row.started_at
+        ).hand
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_report(hand_id=row.pk, now=row.ended_at)
+
+    moved = Entry.objects.get(tournament=tournament, times_moved=1)
+    assert moved.table.number == 3
+    # His page hears of it, fetches his own part again and is sent to his new table.
+    assert any(
+        group == f"user-{moved.player_id}" and f"own-seat-{tournament.pk}" in names for group, names in refreshed
+    )
+    client.force_login(moved.player)
+
+    def own_part(number: int):
+        return client.get(f"/tournaments/{tournament.pk}/tables/{number}/me/", headers={"HX-Request": "true"})
+
+    assert own_part(1)["HX-Redirect"] == f"/tournaments/{tournament.pk}/tables/3/"
+    assert "Your stack" in own_part(3).content.decode()
+    # The players who stayed stay.
+    for stayed in Entry.objects.filter(table__tournament=tournament, table__number=1).select_related("player"):
+        client.force_login(stayed.player)
+        answer = own_part(1)
+        assert "HX-Redirect" not in answer
+        assert "Your stack" in answer.content.decode()
