@@ -1,7 +1,8 @@
 """Hand histories and provably fair dealing: a finished hand's page shows how it was
-played, and the deck order and salt whose SHA-256 the table showed before the cards
-were dealt; histories download in PHH (the open hand-history format). Nobody sees a
-hole card that was not shown down, except his own."""
+played, and the proof of the deck whose commitment the table showed before the cards
+were dealt (every card's hash, each card the viewer may see with its salt);
+histories download in PHH (the open hand-history format). Nobody sees a hole card
+that was not shown down, except his own."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -9,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from tournaments.models import Entry, Hand, HandStatus, Table, Tournament
-from tournaments.rules.hands import deck_commitment
+from tournaments.rules.hands import deck_commitment, deck_proof
 from tournaments.services.hands import replay
 
 FINISHED = [HandStatus.FINISHED, HandStatus.REPORTED]
@@ -26,6 +27,14 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
     played = replay(hand)
     names = _names([hand])
     deck = [hand.deck[i : i + 2] for i in range(0, len(hand.deck), 2)]
+    shown = (hand.result or {}).get("shown", {})
+    hidden = {
+        position
+        for seat in hand.seats
+        if int(seat) != viewer and seat not in shown
+        for position in played.hole_positions(int(seat))
+    }
+    proof = deck_proof(deck, hand.salt, hidden) if over else []
     context = {
         "tournament": hand.tournament,
         "hand": hand,
@@ -36,17 +45,16 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
                 "seat": int(seat),
                 "name": names.get(int(entry), ""),
                 "start": hand.setup["stacks"][seat],
-                "cards": played.hole_cards(int(seat))
-                if int(seat) == viewer or str(seat) in (hand.result or {}).get("shown", {})
-                else (),
+                "cards": played.hole_cards(int(seat)) if int(seat) == viewer or seat in shown else (),
                 "end": (hand.result or {}).get("stacks", {}).get(seat),
             }
             for seat, entry in sorted(hand.seats.items(), key=lambda item: int(item[0]))
         ],
         "actions": [(names.get(int(hand.seats[str(action.seat)]), ""), action) for action in played.actions],
-        "deck": deck if over else None,
+        "proof": proof,
+        "hashes": "".join(card.hash for card in proof),
+        "example": next((card for card in proof if card.card), None),
         "verified": over and deck_commitment(deck, hand.salt) == hand.commitment,
-        "proof": f"{hand.deck}:{hand.salt}" if over else "",
     }
     return render(request, "lobby/hand.html", context)
 

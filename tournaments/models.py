@@ -631,8 +631,9 @@ class HandStatus(models.TextChoices):
 class Hand(models.Model):
     """One hand at one table (rules 6, 14, 15, 18): the record of truth is its setup,
     deck and actions, from which tournaments.rules.hands replays it. The deck is
-    committed to (SHA-256 of the order and the salt) before the cards are dealt and
-    shown with its salt once the hand is over."""
+    committed to before the cards are dealt (deck_commitment: each card hashed with
+    a salt derived from `salt`, which stays secret) and proved once the hand is over
+    without showing the hole cards nobody showed down (deck_proof)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="hands")
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="dealt_hands")

@@ -140,6 +140,13 @@ def test_unshown_hole_cards_reach_their_owner_alone_and_the_showdown_reaches_eve
     assert shown_in(spectator.get(hand_page).content.decode()) == SHOWN
     for player, client in clients.items():
         assert shown_in(client.get(hand_page).content.decode()) == holes[player] | SHOWN
+    # Nor in the deck's proof, where cards are written as codes ("Qs").
+    for client in [spectator, *(client for player, client in clients.items() if player != folder)]:
+        proof = client.get(hand_page).content.decode()
+        assert "Verified" in proof
+        assert not any(f"<code>{code}</code>" in proof for code in FOLDER)
+        assert all(f"<code>{code}</code>" in proof for code in SHOWN | set(BOARD))
+    assert all(f"<code>{code}</code>" in clients[folder].get(hand_page).content.decode() for code in FOLDER)
     folded = "".join(FOLDER)
     for client in [spectator, *(client for player, client in clients.items() if player != folder)]:
         for history in (f"{hand_page}?format=phh", f"{page}hands.phh"):

@@ -33,8 +33,9 @@ not reopen the betting, pot and fixed limits); this module decides the rest itse
 """
 
 import hashlib
+import hmac
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import combinations
@@ -77,11 +78,48 @@ def new_salt() -> str:
     return secrets.token_hex(16)
 
 
+def card_salt(salt: str, position: int) -> str:
+    """The salt of the card at `position` (1 to 52), derived from the hand's secret
+    salt: showing one card's salt tells nothing of another card."""
+    return hmac.new(salt.encode(), str(position).encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def card_hash(card: Card, salt: str) -> str:
+    return hashlib.sha256(f"{card}:{salt}".encode()).hexdigest()
+
+
 def deck_commitment(deck: Sequence[Card], salt: str) -> str:
     """The hash published before a hand, which proves afterwards that the deck was
-    fixed in advance (rule 1). Anyone can check it with
-    `printf '%s' 'AsKd...2c:salt' | sha256sum`: the 52 cards joined, a colon, the salt."""
-    return hashlib.sha256(f"{''.join(deck)}:{salt}".encode()).hexdigest()
+    fixed in advance: the SHA-256 of its 52 cards' hashes joined in the order dealt,
+    each card hashed with its own salt. After the hand every card's hash is shown,
+    and each card a player may see with its salt, so the deck is proved without
+    showing the hole cards nobody showed down. Two checks anyone can run:
+    `printf '%s' '<the 52 hashes>' | sha256sum` gives the commitment, and
+    `printf '%s' 'As:<its salt>' | sha256sum` gives that card's hash."""
+    hashes = (card_hash(card, card_salt(salt, position)) for position, card in enumerate(deck, start=1))
+    return hashlib.sha256("".join(hashes).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProvedCard:
+    """One card of a finished hand's deck proof; `card` and `salt` are None for a
+    hole card its viewer may not see."""
+
+    position: int
+    hash: str
+    card: Card | None
+    salt: str | None
+
+
+def deck_proof(deck: Sequence[Card], salt: str, hidden: Collection[int]) -> list[ProvedCard]:
+    """The deck's proof as a viewer sees it: every card's hash, and the card with its
+    salt unless its position (1 to 52) is `hidden`."""
+    proof = []
+    for position, card in enumerate(deck, start=1):
+        own = card_salt(salt, position)
+        shown = position not in hidden
+        proof.append(ProvedCard(position, card_hash(card, own), card if shown else None, own if shown else None))
+    return proof
 
 
 class HandError(ValueError):
@@ -438,8 +476,13 @@ class Hand:
             raise HandError("That seat is not in this hand.") from None
 
     def hole_cards(self, seat: int) -> tuple[Card, ...]:
+        return tuple(self.deck[position - 1] for position in self.hole_positions(seat))
+
+    def hole_positions(self, seat: int) -> tuple[int, ...]:
+        """Where the seat's hole cards lie in the deck (1 to 52): dealt one at a time
+        round the table."""
         index, count = self._i(seat), len(self.seats)
-        return tuple(self.deck[round_ * count + index] for round_ in range(GAMES[self.setup.game][0]))
+        return tuple(round_ * count + index + 1 for round_ in range(GAMES[self.setup.game][0]))
 
     def contributions(self) -> tuple[int, ...]:
         """What each player (by index) has really put in: never more than his chips."""

@@ -2,6 +2,7 @@
 showdown and the pots. Where the engine departs from plain PokerKit, the test says
 what the library does."""
 
+import hashlib
 import json
 import random
 import subprocess
@@ -29,7 +30,9 @@ from tournaments.rules.hands import (
     HandError,
     HandSetup,
     _Ranker,
+    card_salt,
     deck_commitment,
+    deck_proof,
     new_deck,
     new_salt,
 )
@@ -64,11 +67,36 @@ def test_a_new_deck_holds_each_card_once_and_a_seeded_one_repeats():
     assert len(new_salt()) == 32
 
 
-def test_deck_commitment_matches_the_documented_one_liner():
+def sha256sum(text: str) -> str:
+    """What the documented shell check prints."""
+    line = f"printf '%s' '{text}' | sha256sum"
+    return subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True).stdout.split()[0]  # noqa: S603, S607
+
+
+def test_deck_commitment_matches_the_documented_one_liners():
     deck, salt = new_deck(random.Random(1)), "a1b2c3"
-    line = f"printf '%s' '{''.join(deck)}:{salt}' | sha256sum"
-    out = subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True).stdout  # noqa: S603, S607
-    assert out.split()[0] == deck_commitment(deck, salt)
+    proof = deck_proof(deck, salt, hidden=set())
+
+    assert sha256sum("".join(card.hash for card in proof)) == deck_commitment(deck, salt)
+    assert sha256sum(f"{proof[4].card}:{proof[4].salt}") == proof[4].hash
+
+
+def test_the_proof_hides_the_cards_asked_for_and_their_salts_only():
+    deck, salt = new_deck(random.Random(2)), new_salt()
+    hand = Hand(setup({1: 1000, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), deck)
+    folded = set(hand.hole_positions(2))
+
+    proof = deck_proof(deck, salt, hidden=folded)
+
+    assert folded == {2, 5}  # seat 2 is the second dealt to, three-handed
+    assert [card.card for card in proof if card.card is None] == [None, None]
+    assert {card.position for card in proof if card.card is None} == folded
+    assert all(card.salt is None for card in proof if card.position in folded)
+    assert [card.card for card in proof if card.card] == [c for i, c in enumerate(deck, 1) if i not in folded]
+    # Every hash is there, so the commitment still checks; no other card's salt gives his away.
+    assert hashlib.sha256("".join(card.hash for card in proof).encode()).hexdigest() == deck_commitment(deck, salt)
+    assert {card_salt(salt, position) for position in folded}.isdisjoint(card.salt for card in proof)
+    assert hand.hole_cards(2) == (deck[1], deck[4])
 
 
 def test_a_deck_missing_a_card_is_refused():
