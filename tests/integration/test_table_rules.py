@@ -244,3 +244,23 @@ def test_a_player_sitting_out_posts_his_ante_and_blinds_and_is_folded_or_checked
     hands_check_down(tournament_id=tournament.pk, now=timezone.now())
     posted = 5 + {row.setup["small_blind_seat"]: 10, row.setup["big_blind_seat"]: 20}.get(seat, 0)
     assert Entry.objects.get(pk=away.pk).chips <= start - posted
+
+
+def test_balancing_moves_a_player_sitting_out_first():
+    tournament, entries = started([1000] * 7, table_size=4)
+    big, small = sorted((in_play(tournament, table__number=n) for n in (1, 2)), key=lambda row: -len(row.seats))
+    # The big blind now posts the small blind next: no empty seat can pass him through both blinds.
+    away = Entry.objects.get(pk=entry_of(big, big.setup["big_blind_seat"]))
+    entry_sit_out(tournament_id=tournament.pk, player_id=away.player_id, sitting_out=True, now=timezone.now())
+    loser = acting(small)
+    winner = next(entry for entry in entries if entry.pk in small.seats.values() and entry.pk != loser.pk)
+    prepare(small, {loser: "7c2d", winner: "AsAh"}, "3c8d5hKsJd")
+    small = act(small, ActionKind.BET_RAISE, 1000)
+    while small.status == HandStatus.PLAYING:
+        small = act(small, ActionKind.CHECK_CALL if acting(small).pk == winner.pk else ActionKind.FOLD)
+    assert hand_report(hand_id=small.pk, now=timezone.now())
+
+    hands_check_down(tournament_id=tournament.pk, now=timezone.now())  # four against two: one moves
+
+    moved = Entry.objects.filter(tournament=tournament, times_moved__gt=0)
+    assert list(moved.values_list("pk", "table_id")) == [(away.pk, small.table_id)]

@@ -126,9 +126,10 @@ class Floor[P: Hashable]:
         breaking: int | None = None,
         round_busts: Mapping[P, int] | None = None,
         stopped: bool = False,
+        away: Iterable[P] = (),
         **options: Any,
     ) -> "Floor[P]":
-        """The floor as the services stored it."""
+        """The floor as the services stored it; `away`: the players sitting out."""
         floor = cls(**options)
         for number, state in tables.items():
             floor.tables[number] = state
@@ -140,6 +141,7 @@ class Floor[P: Hashable]:
                 floor.where[player] = Seat(number, seat)
         floor.stacks = dict(stacks)
         floor.times_moved = dict(times_moved)
+        floor.away = set(away)
         floor.places_taken = places_taken
         floor.breaking = breaking
         floor.round_busts = dict(round_busts or {})

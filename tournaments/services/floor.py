@@ -354,14 +354,17 @@ class _Stored:
         state = tournament.floor_state or {}
         # Out in a hand-for-hand hand whose other tables are still playing: placed when it ends.
         round_busts = {int(pk): chips for pk, chips in state.get("round_busts", {}).items()}
-        stacks, times_moved = dict.fromkeys(round_busts, 0), {}
+        stacks, times_moved, away = dict.fromkeys(round_busts, 0), {}, set()
         seated = Entry.objects.filter(table__in=tables.values(), status=EntryStatus.ACTIVE, finish_best=None)
-        for pk, number, seat, chips, moved in seated.values_list("pk", "table__number", "seat", "chips", "times_moved"):
+        rows = seated.values_list("pk", "table__number", "seat", "chips", "times_moved", "sitting_out")
+        for pk, number, seat, chips, moved, sitting_out in rows:
             if pk in round_busts or number is None or seat is None:  # the last two: never, when seated
                 continue
             states[number].seats[seat] = pk
             stacks[pk] = chips
             times_moved[pk] = moved
+            if sitting_out:
+                away.add(pk)  # moved first when balancing (rule 16)
         floor = Floor.restored(
             states,
             stacks,
@@ -372,6 +375,7 @@ class _Stored:
             stopped=tournament.paused_at is not None
             or tournament.break_pending_since is not None
             or tournament.status == Status.ON_BREAK,
+            away=away,
             **_options(tournament, rng or secrets.SystemRandom()),
         )
         return cls(tournament, floor, tables=tables)
