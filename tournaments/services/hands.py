@@ -36,13 +36,14 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         return
     level = hand_level(tournament)
     dealt = {deal.table: deal for deal in deals}
-    players: dict[int, dict[int, tuple[int, int]]] = {number: {} for number in dealt}
-    seated = Entry.objects.filter(
-        table__in=[tables[number] for number in dealt], status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0
-    )
-    for number, seat, pk, chips in seated.values_list("table__number", "seat", "pk", "chips"):
-        if seat is not None:  # always, for an entry at a table
-            players[number][seat] = (pk, chips)
+    players: dict[int, dict[int, Entry]] = {number: {} for number in dealt}
+    numbers = {tables[number].pk: number for number in dealt}
+    seated = Entry.objects.filter(table__in=numbers, status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
+    entries = {}
+    for entry in seated.select_related("player"):
+        if entry.table_id is not None and entry.seat is not None:  # always, for an entry at a table
+            players[numbers[entry.table_id]][entry.seat] = entry
+            entries[entry.pk] = entry
     rows = []
     gap = timedelta(seconds=settings.TABLE_HAND_GAP_SECONDS)
     for number, deal in dealt.items():
@@ -50,7 +51,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         setup = HandSetup(
             game=tournament.game,
             betting=tournament.betting,
-            stacks={seat: chips for seat, (_, chips) in at_table.items()},
+            stacks={seat: entry.chips for seat, entry in at_table.items()},
             button=deal.button,
             small_blind_seat=deal.small_blind,
             big_blind_seat=deal.big_blind,
@@ -66,7 +67,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             level=max(tournament.level, 1),
             synchronised=deal.synchronised,
             setup=setup.to_json(),
-            seats={str(seat): pk for seat, (pk, _) in at_table.items()},
+            seats={str(seat): entry.pk for seat, entry in at_table.items()},
             deck="".join(deck),
             salt=salt,
             commitment=deck_commitment(deck, salt),
@@ -75,7 +76,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         rows.append(row)
     Hand.objects.bulk_create(rows)
     for row in rows:
-        hand_turn(row, replay(row), tournament=tournament, now=now + gap)
+        hand_turn(row, replay(row), players=entries, tournament=tournament, now=now + gap)
     Hand.objects.bulk_update(rows, ["status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
     for row in rows:
         hand_queue(row)
@@ -99,10 +100,25 @@ def entry_of(row: Hand, seat: int) -> int:
     return int(row.seats[str(seat)])
 
 
-def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datetime, bots_wait: bool = True) -> None:
+def hand_players(row: Hand) -> dict[int, Entry]:
+    """The entries dealt in `row` (by id), with their players: read once for all the
+    turns one transaction plays, rather than once a turn."""
+    return Entry.objects.select_related("player").in_bulk([int(pk) for pk in row.seats.values()])
+
+
+def hand_turn(
+    row: Hand,
+    hand: PlayedHand,
+    *,
+    players: Mapping[int, Entry],
+    tournament: Tournament,
+    now: datetime,
+    bots_wait: bool = True,
+) -> None:
     """Whose turn it is in `row` (replayed as `hand`) and until when; or the hand is over.
     A bot has the bots' thinking time (none unless `bots_wait`), a player sitting out
-    none (rule 18.4), anyone else the action time and then his time bank (rule 18)."""
+    none (rule 18.4), anyone else the action time and then his time bank (rule 18).
+    `players`: the hand's entries by id (hand_players)."""
     row.actions = [action.to_json() for action in hand.actions]
     if hand.over:
         result = hand.result()
@@ -127,7 +143,7 @@ def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datet
         return
     seat = hand.to_act
     assert seat is not None
-    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    entry = players[entry_of(row, seat)]
     row.to_act, row.turn_started_at = seat, now
     if entry.sitting_out:
         row.deadline_at = now

@@ -9,6 +9,7 @@ waits for the tournament's row, so the two orders never cross.
 
 import random
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,7 +23,7 @@ from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.services.floor import floor_hand_finished
-from tournaments.services.hands import entry_of, entry_time_bank, hand_queue, hand_turn, replay
+from tournaments.services.hands import entry_of, entry_time_bank, hand_players, hand_queue, hand_turn, replay
 from tournaments.services.refusals import refuse
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
@@ -70,8 +71,9 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
             hand.act(seat, action_kind, amount)
         except HandError as error:
             raise refuse("illegal_action", reason=str(error)) from error
-        _bank_spend(row, seat, tournament, now)
-        _go_on(row, hand, table, tournament, now)
+        players = hand_players(row)
+        _bank_spend(row, players[entry_of(row, seat)], tournament, now)
+        _go_on(row, hand, players, table, tournament=tournament, now=now)
         return Played(row)
 
 
@@ -90,8 +92,9 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
             return False
         tournament = Tournament.objects.get(pk=row.tournament_id)
         hand = replay(row)
-        _auto_act(row, hand, rng or secrets.SystemRandom(), timed_out=True)
-        _go_on(row, hand, table, tournament, now, rng=rng, bots_wait=bots_wait)
+        players = hand_players(row)
+        _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
+        _go_on(row, hand, players, table, tournament=tournament, now=now, rng=rng, bots_wait=bots_wait)
         return True
 
 
@@ -188,25 +191,26 @@ def _locked(hand_id: int) -> tuple[Hand, Table]:
     return Hand.objects.get(pk=hand_id), table
 
 
-def _bank_spend(row: Hand, seat: int, tournament: Tournament, now: datetime) -> None:
+def _bank_spend(row: Hand, entry: Entry, tournament: Tournament, now: datetime) -> None:
     """What the player used of his time bank beyond the action time (rule 18)."""
     if row.turn_started_at is None:
         return
     over_ms = int((now - row.turn_started_at).total_seconds() * 1000) - tournament.action_seconds * 1000
     if over_ms <= 0:
         return
-    entry = Entry.objects.get(pk=entry_of(row, seat))
     left = entry_time_bank(entry, tournament)
     entry.time_bank_ms, entry.time_bank_level = max(0, left - over_ms), tournament.level
     entry.save(update_fields=["time_bank_ms", "time_bank_level"])
 
 
-def _auto_act(row: Hand, hand: PlayedHand, rng: random.Random, *, timed_out: bool) -> None:
+def _auto_act(
+    row: Hand, hand: PlayedHand, players: Mapping[int, Entry], rng: random.Random, *, timed_out: bool
+) -> None:
     """The turn's player acts without choosing: a bot by its policy, anyone else by
     rule 18.3 (a player out of time is then sat out)."""
     seat = hand.to_act
     assert seat is not None
-    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    entry = players[entry_of(row, seat)]
     if entry.player.is_bot and not entry.sitting_out:
         action = bot_action(hand, rng)
         hand.act(action.seat, action.kind, action.amount)
@@ -223,10 +227,11 @@ def _auto_act(row: Hand, hand: PlayedHand, rng: random.Random, *, timed_out: boo
 def _go_on(
     row: Hand,
     hand: PlayedHand,
+    players: Mapping[int, Entry],
     table: Table,
+    *,
     tournament: Tournament,
     now: datetime,
-    *,
     rng: random.Random | None = None,
     bots_wait: bool = True,
 ) -> None:
@@ -235,10 +240,10 @@ def _go_on(
     and its deadline are stored and queued, or the finished hand is queued for the
     floor. Records TablesChanged."""
     rng = rng or secrets.SystemRandom()
-    hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+    hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
-        _auto_act(row, hand, rng, timed_out=False)
-        hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+        _auto_act(row, hand, players, rng, timed_out=False)
+        hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
     hand_queue(row)
     record(TablesChanged(row.tournament_id, (table.number,)))
