@@ -91,10 +91,12 @@ def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
         )
     )
     entries: set[int] = set()
+    # Found through the table's own hands (an index), not among all the tournament's.
+    hands = Hand.objects.filter(table__tournament_id=tournament_id).order_by("-pk")
     for number in numbers:  # a handful: the tables one commit changed
-        last = Hand.objects.filter(tournament_id=tournament_id, table__number=number).order_by("-pk").first()
-        if last is not None:
-            entries.update(int(entry) for entry in last.seats.values())
+        seats = hands.filter(table__number=number).values_list("seats", flat=True).first()
+        if seats is not None:
+            entries.update(int(entry) for entry in seats.values())
     players.update(Entry.objects.filter(pk__in=entries).values_list("player_id", flat=True))
     name = (f"own-seat-{tournament_id}",)
     return [Refresh(group_name("user", user_id=player), name) for player in sorted(players)]
