@@ -275,6 +275,7 @@ def bot_mtt(entrants: int, tmp: Path) -> dict:
     from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
 
     lead = timedelta(seconds=15)  # the worker boots, beat's sweep queues the start
+    redis.Redis.from_url(REDIS_URL).flushdb()  # (b)'s tasks, queued for nobody
     processes = Processes(tmp, {**os.environ, "TABLE_BOT_SECONDS": "0", "TABLE_HAND_GAP_SECONDS": "0"})
     setup_began = time.perf_counter()
     tournament = bot_tournament(
