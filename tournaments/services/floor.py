@@ -17,7 +17,7 @@ from random import Random
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import BigIntegerField, Case, F, Value, When
 
 from audit.services import audit_log
 from live.outbox import record
@@ -116,7 +116,7 @@ def floor_hand_finished(
             outcome = stored.floor.hand_finished(table, after)
         except FloorError as error:
             raise refuse("bad_result", reason=error) from error
-        _entries_update({pk: {"chips": chips} for pk, chips in after.items() if chips != before[pk]})
+        _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
         _settle(stored, outcome, now)
         busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
         if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
@@ -315,6 +315,14 @@ def _entries_update(values: Mapping[int, Mapping[str, object]]) -> None:
         groups[tuple(fields.items())].append(pk)
     for shared, pks in groups.items():
         Entry.objects.filter(pk__in=pks).update(**dict(shared))
+
+
+def _entries_chips(chips: Mapping[int, int]) -> None:
+    """Each entry's stack after a hand (a table's few players, their stacks mostly
+    different): one UPDATE, not one for each stack."""
+    if chips:
+        stack = Case(*(When(pk=pk, then=Value(count)) for pk, count in chips.items()), output_field=BigIntegerField())
+        Entry.objects.filter(pk__in=chips).update(chips=stack)
 
 
 def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
