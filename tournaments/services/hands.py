@@ -73,11 +73,10 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             commitment=deck_commitment(deck, salt),
             started_at=now,
         )
+        # The first turn (or, everyone all in from the blinds, the end) is written with the hand.
+        hand_turn(row, replay(row), players=entries, tournament=tournament, now=now + gap)
         rows.append(row)
     Hand.objects.bulk_create(rows)
-    for row in rows:
-        hand_turn(row, replay(row), players=entries, tournament=tournament, now=now + gap)
-    Hand.objects.bulk_update(rows, ["status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
     for row in rows:
         hand_queue(row)
 
