@@ -169,10 +169,11 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
     for entry in unpaid:
         if entry.deal_amount is not None:
             won[entry.pk] = entry.deal_amount + (play_for if entry.finish_best == 1 else 0)
-    pool = prize_pool_fund(tournament, pool=sum(payouts))
+    # Most players out win nothing: the pool (and the overlay) are needed for the first prize.
+    pool = prize_pool_fund(tournament, pool=sum(payouts)) if any(won.get(entry.pk) for entry in unpaid) else None
     for entry in unpaid:
         amount, places = won.get(entry.pk, 0), _places(entry)
-        if amount:
+        if amount and pool is not None:
             transfer_create(
                 source=pool,
                 destination=wallet_account(entry.player, pool.currency),
