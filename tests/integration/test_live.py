@@ -607,9 +607,7 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
     assert "Niveau" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
 
 
-def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(
-    sent, django_assert_num_queries
-):
+def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(sent, django_assert_num_queries):
     now = timezone.now()
     tournament = TournamentFactory(
         blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
