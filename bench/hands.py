@@ -210,7 +210,7 @@ def full_stack(entrants: int, seconds: float, *, profile: bool = False) -> dict:
     from tournaments.services.clock import tournament_advance
     from tournaments.services.tables import hands_catch_up
 
-    start = timezone.now() + timedelta(hours=1)
+    start = timezone.now() + timedelta(days=1)  # its hands fall due for nobody but this process
     tournament = bot_tournament(
         entrants,
         name="Bench hands",
@@ -273,6 +273,7 @@ def bot_mtt(entrants: int, tmp: Path) -> dict:
     from django.utils import timezone
 
     from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
+    from tournaments.services.editing import tournament_save
 
     lead = timedelta(seconds=15)  # the worker boots, beat's sweep queues the start
     redis.Redis.from_url(REDIS_URL).flushdb()  # (b)'s tasks, queued for nobody
@@ -294,8 +295,11 @@ def bot_mtt(entrants: int, tmp: Path) -> dict:
         from bench.clock import wait_for_worker
 
         wait_for_worker(processes)
-        # The start moves near once the worker is up: its boot is not the tournament's time.
-        Tournament.objects.filter(pk=tournament.pk).update(scheduled_start=timezone.now() + lead)
+        # The start moves near once the worker is up (its boot is not the tournament's
+        # time), through the admin's edit, which has the clock's sweep look at it.
+        tournament = Tournament.objects.get(pk=tournament.pk)
+        tournament.scheduled_start = timezone.now() + lead
+        tournament_save(tournament=tournament, actor=None, changed=["scheduled_start"], created=False)
         connections.close_all()
         deadline = time.monotonic() + lead.total_seconds() + MTT_PATIENCE
         while not Tournament.objects.filter(pk=tournament.pk, status=Status.FINISHED).exists():
