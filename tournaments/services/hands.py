@@ -8,6 +8,8 @@ move, a sitting-out player's automatic fold or check, a time-out (rule 18.3). Th
 player-facing use cases are in tournaments.services.tables.
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
@@ -24,6 +26,14 @@ from tournaments.rules.schedule import time_bank_left
 
 DUE_TASK = "tournaments.tasks.hand_due"
 REPORT_TASK = "tournaments.tasks.hand_report"
+
+# Hands this process has just played, as committed: a hand's next turn mostly comes
+# back to the same process, which goes on from there instead of replaying the hand
+# from its record. Keyed by the hand's id, its deck's commitment (an id may come again
+# in another database) and its number of actions: the same key is the same hand.
+_PLAYED: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
+_PLAYED_KEPT = 256  # more than the tables a process plays at once
+_played_lock = threading.Lock()
 
 
 def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping[int, Table], now: datetime) -> None:
@@ -44,7 +54,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         if entry.table_id is not None and entry.seat is not None:  # always, for an entry at a table
             players[numbers[entry.table_id]][entry.seat] = entry
             entries[entry.pk] = entry
-    rows = []
+    rows, played = [], []
     gap = timedelta(seconds=settings.TABLE_HAND_GAP_SECONDS)
     for number, deal in dealt.items():
         at_table = players[number]
@@ -60,6 +70,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             ante=level.ante,
         )
         deck, salt = new_deck(), new_salt()
+        hand = PlayedHand(setup, deck)
         row = Hand(
             tournament=tournament,
             table=tables[number],
@@ -74,10 +85,12 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             started_at=now,
         )
         # The first turn (or, everyone all in from the blinds, the end) is written with the hand.
-        hand_turn(row, replay(row), players=entries, tournament=tournament, now=now + gap)
+        hand_turn(row, hand, players=entries, tournament=tournament, now=now + gap)
         rows.append(row)
+        played.append(hand)
     Hand.objects.bulk_create(rows)
-    for row in rows:
+    for row, hand in zip(rows, played, strict=True):
+        hand_keep(row, hand)
         hand_queue(row)
 
 
@@ -93,6 +106,30 @@ def replay(row: Hand) -> PlayedHand:
     """The hand as it stands, rebuilt from its record."""
     deck = [row.deck[i : i + 2] for i in range(0, len(row.deck), 2)]
     return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
+
+
+def hand_resume(row: Hand) -> PlayedHand:
+    """The hand as it stands, to play on (it is the caller's to change): as this
+    process kept it (hand_keep) if that is the state committed, else replayed."""
+    with _played_lock:
+        hand = _PLAYED.pop((row.pk, row.commitment, len(row.actions)), None)
+    return hand if hand is not None else replay(row)
+
+
+def hand_keep(row: Hand, hand: PlayedHand) -> None:
+    """Keep `hand`, as `row` stores it, for its next turn (hand_resume), once the
+    transaction commits; never if it rolls back."""
+    if hand.over:
+        return
+    key = (row.pk, row.commitment, len(hand.actions))
+
+    def keep() -> None:
+        with _played_lock:
+            _PLAYED[key] = hand
+            while len(_PLAYED) > _PLAYED_KEPT:
+                _PLAYED.popitem(last=False)
+
+    transaction.on_commit(keep)
 
 
 def entry_of(row: Hand, seat: int) -> int:

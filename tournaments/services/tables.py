@@ -23,7 +23,16 @@ from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.services.floor import floor_hand_finished
-from tournaments.services.hands import entry_of, entry_time_bank, hand_players, hand_queue, hand_turn, replay
+from tournaments.services.hands import (
+    entry_of,
+    entry_time_bank,
+    hand_keep,
+    hand_players,
+    hand_queue,
+    hand_resume,
+    hand_turn,
+    replay,
+)
 from tournaments.services.refusals import refuse
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
@@ -66,7 +75,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         if at > len(row.actions):
             raise refuse("hand_moved_on")
         tournament = Tournament.objects.get(pk=row.tournament_id)
-        hand = replay(row)
+        hand = hand_resume(row)
         try:
             hand.act(seat, action_kind, amount)
         except HandError as error:
@@ -91,7 +100,7 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
             hand_queue(row)  # a worker whose clock runs behind the one that queued it
             return False
         tournament = Tournament.objects.get(pk=row.tournament_id)
-        hand = replay(row)
+        hand = hand_resume(row)
         players = hand_players(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
         _go_on(row, hand, players, table, tournament=tournament, now=now, rng=rng, bots_wait=bots_wait)
@@ -246,5 +255,6 @@ def _go_on(
         _auto_act(row, hand, players, rng, timed_out=False)
         hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
+    hand_keep(row, hand)
     hand_queue(row)
     record(TablesChanged(row.tournament_id, (table.number,)))
