@@ -112,10 +112,9 @@ def hand_report(*, hand_id: int, now: datetime) -> bool:
     chips won or lost applied to his entry, players with none out and placed
     (rule 12), the table dealt again, balanced or broken (rule 16)."""
     with transaction.atomic():
-        tournament_id, table_id = Hand.objects.values_list("tournament_id", "table_id").get(pk=hand_id)
         # The floor reads the tournament itself; here it is only locked, in the floor's order.
-        Tournament.objects.select_for_update().filter(pk=tournament_id).values_list("pk").get()
-        table = Table.objects.select_for_update().get(pk=table_id)
+        Tournament.objects.select_for_update(of=("self",)).filter(hands=hand_id).values_list("pk").get()
+        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
         row = Hand.objects.get(pk=hand_id)
         if row.status != HandStatus.FINISHED:
             return False
@@ -194,10 +193,9 @@ def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now:
 def _locked(hand_id: int) -> tuple[Hand, Table]:
     """The hand and its table, the table's row locked."""
     try:
-        table_id = Hand.objects.values_list("table_id", flat=True).get(pk=hand_id)
-    except Hand.DoesNotExist:
+        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
+    except Table.DoesNotExist:
         raise refuse("no_hand") from None
-    table = Table.objects.select_for_update().get(pk=table_id)
     return Hand.objects.get(pk=hand_id), table
 
 
