@@ -104,32 +104,56 @@ def floor_hand_finished(
     for a barrier or deals; the tournament may end (rule 11)."""
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
-        if tournament.status not in UNDER_WAY or not tournament.started_at:
-            raise refuse("not_in_play")
-        stored = _Stored.load(tournament, rng=rng)
-        dealt = stored.floor.tables.get(table)
-        if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
-            raise refuse("stale_hand")
-        after = {int(pk): chips for pk, chips in stacks.items()}
-        before = {pk: stored.floor.stacks.get(pk) for pk in after}
-        try:
-            outcome = stored.floor.hand_finished(table, after)
-        except FloorError as error:
-            raise refuse("bad_result", reason=error) from error
-        _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
-        _settle(stored, outcome, now)
-        busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
-        if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
-            from tournaments.services.clock import tournament_break_release  # the clock calls this module
+        stored = _in_play(tournament, table, hand, rng)
+        return _hand_finished(stored, table, {int(pk): chips for pk, chips in stacks.items()}, now)
 
-            tournament_break_release(tournament_id=tournament.pk, at=now)
-        record(TournamentChanged(tournament.pk))
-        return HandReport(
-            eliminated=busted,
-            moves=sum(move.source.table != move.target.table for move in outcome.moves),
-            broken=len(outcome.broken),
-            finished=outcome.finished,
-        )
+
+def floor_hand_result(
+    *, tournament: Tournament, table: int, won: Mapping[int, int], now: datetime, hand: int, rng: Random | None = None
+) -> HandReport:
+    """floor_hand_finished for the table's own report (tournaments.services.tables),
+    in its transaction, `tournament` read under its row lock: `won` is what each of
+    the hand's players (entry ids) won or lost, and everyone seated at the table
+    keeps the rest of his chips (a player moved in since the deal, a rebuy during
+    the hand), as the floor has them."""
+    stored = _in_play(tournament, table, hand, rng)
+    seated = stored.floor.tables[table].seats.values()
+    return _hand_finished(stored, table, {pk: stored.floor.stacks[pk] + won.get(pk, 0) for pk in seated}, now)
+
+
+def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random | None) -> "_Stored":
+    """The floor of a tournament under way whose table `table` is playing its
+    `hand`-th hand (any, if None); refused otherwise."""
+    if tournament.status not in UNDER_WAY or not tournament.started_at:
+        raise refuse("not_in_play")
+    stored = _Stored.load(tournament, rng=rng)
+    dealt = stored.floor.tables.get(table)
+    if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
+        raise refuse("stale_hand")
+    return stored
+
+
+def _hand_finished(stored: "_Stored", table: int, after: Mapping[int, int], now: datetime) -> HandReport:
+    tournament = stored.tournament
+    before = {pk: stored.floor.stacks.get(pk) for pk in after}
+    try:
+        outcome = stored.floor.hand_finished(table, after)
+    except FloorError as error:
+        raise refuse("bad_result", reason=error) from error
+    _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
+    _settle(stored, outcome, now)
+    busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
+    if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
+        from tournaments.services.clock import tournament_break_release  # the clock calls this module
+
+        tournament_break_release(tournament_id=tournament.pk, at=now)
+    record(TournamentChanged(tournament.pk))
+    return HandReport(
+        eliminated=busted,
+        moves=sum(move.source.table != move.target.table for move in outcome.moves),
+        broken=len(outcome.broken),
+        finished=outcome.finished,
+    )
 
 
 def floor_release(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:

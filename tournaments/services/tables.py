@@ -22,7 +22,7 @@ from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tour
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.services.floor import floor_hand_finished
+from tournaments.services.floor import floor_hand_result
 from tournaments.services.hands import (
     entry_of,
     entry_time_bank,
@@ -108,12 +108,11 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
 
 
 def hand_report(*, hand_id: int, now: datetime) -> bool:
-    """A finished hand's result to the floor (floor_hand_finished), once: each player's
+    """A finished hand's result to the floor (floor_hand_result), once: each player's
     chips won or lost applied to his entry, players with none out and placed
     (rule 12), the table dealt again, balanced or broken (rule 16)."""
     with transaction.atomic():
-        # The floor reads the tournament itself; here it is only locked, in the floor's order.
-        Tournament.objects.select_for_update(of=("self",)).filter(hands=hand_id).values_list("pk").get()
+        tournament = Tournament.objects.select_for_update(of=("self",)).get(hands=hand_id)
         table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
         row = Hand.objects.get(pk=hand_id)
         if row.status != HandStatus.FINISHED:
@@ -121,15 +120,9 @@ def hand_report(*, hand_id: int, now: datetime) -> bool:
         start = {int(seat): chips for seat, chips in row.setup["stacks"].items()}
         result = {int(seat): chips for seat, chips in (row.result or {}).get("stacks", {}).items()}
         won = {entry_of(row, seat): result[seat] - start[seat] for seat in result}
-        # Everyone seated at the table now: the hand's players and anyone moved in
-        # since it was dealt, each with his chips (a rebuy during the hand included).
-        stacks = dict(
-            Entry.objects.filter(table=table, status=EntryStatus.ACTIVE, finish_best=None).values_list("pk", "chips")
-        )
-        after = {pk: chips + won.get(pk, 0) for pk, chips in stacks.items()}
         row.status = HandStatus.REPORTED
         row.save(update_fields=["status"])
-        floor_hand_finished(tournament_id=row.tournament_id, table=table.number, stacks=after, now=now, hand=row.number)
+        floor_hand_result(tournament=tournament, table=table.number, won=won, now=now, hand=row.number)
         return True
 
 
