@@ -147,14 +147,15 @@ def hand_turn(
     hand: PlayedHand,
     *,
     players: Mapping[int, Entry],
-    tournament: Tournament,
+    tournament: Tournament | None,
     now: datetime,
     bots_wait: bool = True,
 ) -> None:
     """Whose turn it is in `row` (replayed as `hand`) and until when; or the hand is over.
     A bot has the bots' thinking time (none unless `bots_wait`), a player sitting out
     none (rule 18.4), anyone else the action time and then his time bank (rule 18).
-    `players`: the hand's entries by id (hand_players)."""
+    `players`: the hand's entries by id (hand_players); `tournament`: None if the
+    caller has not read it (it is read here only for a player's time)."""
     row.actions = [action.to_json() for action in hand.actions]
     if hand.over:
         result = hand.result()
@@ -186,6 +187,7 @@ def hand_turn(
     elif entry.player.is_bot:
         row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if bots_wait else 0)
     else:
+        tournament = tournament or Tournament.objects.get(pk=row.tournament_id)
         bank = entry_time_bank(entry, tournament)
         row.deadline_at = now + timedelta(seconds=tournament.action_seconds, milliseconds=bank)
 

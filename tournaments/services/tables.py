@@ -99,11 +99,11 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
         if now < row.deadline_at:
             hand_queue(row)  # a worker whose clock runs behind the one that queued it
             return False
-        tournament = Tournament.objects.get(pk=row.tournament_id)
         hand = hand_resume(row)
         players = hand_players(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
-        _go_on(row, hand, players, table, tournament=tournament, now=now, rng=rng, bots_wait=bots_wait)
+        # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
+        _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait)
         return True
 
 
@@ -231,7 +231,7 @@ def _go_on(
     players: Mapping[int, Entry],
     table: Table,
     *,
-    tournament: Tournament,
+    tournament: Tournament | None,
     now: datetime,
     rng: random.Random | None = None,
     bots_wait: bool = True,
