@@ -22,10 +22,11 @@ import functools
 import json
 from collections.abc import Callable, Sequence
 
+from django.core.cache import cache
 from django.utils import timezone, translation
 
 from live.delivery import Message, Part, Refresh, publisher, send
-from live.groups import LANGUAGES, group_name
+from live.groups import LANGUAGES, group_name, listened_key
 from live.throttle import Throttle
 from lobby.table_views import table_live_html
 from lobby.tasks import tournament_publish_task
@@ -84,17 +85,28 @@ def publish(events: Sequence[object]) -> list[Message]:
 def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
     """The players at those tables (seated there, or in the hand just played there)
     fetch their own part of the table page again: their cards and choices are
-    rendered for them alone."""
+    rendered for them alone. Only while one of those tables' pages is open: that part
+    is on its table's page alone, whose socket listens to the table's group, so with
+    nobody listening there is no one to tell (and no need to look players up)."""
+    watched = [
+        listened_key(group_name("table", language=language, tournament_id=tournament_id, table=number))
+        for number in numbers
+        for language in LANGUAGES
+    ]
+    if not cache.get_many(watched):
+        return []
     players = set(
         Entry.objects.filter(table__tournament_id=tournament_id, table__number__in=numbers).values_list(
             "player_id", flat=True
         )
     )
     entries: set[int] = set()
+    # Found through the table's own hands (an index), not among all the tournament's.
+    hands = Hand.objects.filter(table__tournament_id=tournament_id).order_by("-pk")
     for number in numbers:  # a handful: the tables one commit changed
-        last = Hand.objects.filter(tournament_id=tournament_id, table__number=number).order_by("-pk").first()
-        if last is not None:
-            entries.update(int(entry) for entry in last.seats.values())
+        seats = hands.filter(table__number=number).values_list("seats", flat=True).first()
+        if seats is not None:
+            entries.update(int(entry) for entry in seats.values())
     players.update(Entry.objects.filter(pk__in=entries).values_list("player_id", flat=True))
     name = (f"own-seat-{tournament_id}",)
     return [Refresh(group_name("user", user_id=player), name) for player in sorted(players)]

@@ -4,25 +4,18 @@ levels through its start, levels, a break and a pause; then the worker is killed
 missed or repeated (rules 2, 17). The test closes the window itself (it stops the
 clock) and then compares: nothing it asserts depends on how fast the machine is."""
 
-# ruff: noqa: S603  (starts the project's own Celery worker)
-
-import contextlib
-import os
 import signal
-import subprocess
-import sys
 import time
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
+from tests.worker import Worker
 from tournaments.models import BreakPolicyKind, Entry, Tournament
 from tournaments.rules.lifecycle import transitions
 from tournaments.selectors import tournament_deadlines, tournament_schedule
@@ -30,71 +23,9 @@ from tournaments.services.clock import tournament_pause, tournament_resume
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
-BOOT_SECONDS = 60
 # How long the test waits for what must happen before it calls it lost: a failure's
 # deadline only, never a measure of the worker.
 PATIENCE = 120
-
-
-class Worker:
-    """`celery -A config worker -B` against this test's database and Redis."""
-
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.proc: subprocess.Popen | None = None
-        self.starts = 0
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "DATABASE_URL": _database_url(),
-            "REDIS_URL": settings.REDIS_URL,
-            "PYTHONUNBUFFERED": "1",
-            "CELERY_LOG_LEVEL": "INFO",  # "ready", and each task, for a failure's report
-            "TABLE_HAND_GAP_SECONDS": "0.5",
-        }
-
-    def start(self) -> None:
-        self.starts += 1
-        log = self.log_path().open("wb")
-        self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
-                *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
-                *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
-            ],
-            cwd=ROOT,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group: a kill takes the pool's children too
-        )
-        log.close()
-        deadline = time.monotonic() + BOOT_SECONDS
-        while " ready." not in self.log_path().read_text(errors="replace"):
-            assert self.proc.poll() is None, f"the worker exited\n{self.log()}"
-            assert time.monotonic() < deadline, f"the worker did not start\n{self.log()}"
-            time.sleep(0.1)
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            self.proc.wait(timeout=15)
-
-    def log_path(self) -> Path:
-        return self.tmp / f"worker-{self.starts}.log"
-
-    def log(self) -> str:
-        return "\n".join(
-            (self.tmp / f"worker-{n}.log").read_text(errors="replace")[-3000:] for n in range(1, self.starts + 1)
-        )
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 def wait_until(moment: datetime) -> None:
@@ -105,14 +36,14 @@ def wait_until(moment: datetime) -> None:
 def worker(tmp_path):
     # Tasks queued by earlier tests name tournaments of theirs: start from an empty broker.
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    worker = Worker(tmp_path)
+    worker = Worker(tmp_path, env={"TABLE_HAND_GAP_SECONDS": "0.5"})
     worker.start()
     yield worker
     worker.kill()
 
 
-# A break that waits for the hands in play stops the clock, like a pause.
-STOPS = ("paused", "resumed", "break_pending")
+# Not transitions: a break that waits for the hands in play is a stop of the clock, like a pause.
+STOPS = ("tournaments.clock.paused", "tournaments.clock.resumed", "tournaments.clock.break_pending")
 
 
 def applied_clock(tournament_id: int) -> list[tuple[str, datetime, int | None]]:
@@ -121,7 +52,7 @@ def applied_clock(tournament_id: int) -> list[tuple[str, datetime, int | None]]:
     return [
         (row.action.removeprefix("tournaments.clock."), datetime.fromisoformat(row.data["at"]), row.data.get("level"))
         for row in rows.order_by("id")
-        if row.action.removeprefix("tournaments.clock.") not in STOPS
+        if row.action not in STOPS
     ]
 
 

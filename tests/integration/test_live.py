@@ -607,6 +607,25 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
     assert "Niveau" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
 
 
+def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(sent, django_assert_num_queries):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    players = entrants(tournament, 4, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    listening(*(f"user-{player.pk}" for player in players))  # each has some page open, not table 1's
+
+    with django_assert_num_queries(0):  # nobody to tell, so nobody is looked up
+        deliver([TablesChanged(tournament.pk, (1,))])
+    assert sent.refreshes == []
+
+    listening(f"table-{tournament.pk}-1.da")
+    deliver([TablesChanged(tournament.pk, (1,))])
+    at_table = Entry.objects.filter(tournament=tournament, table__number=1).values_list("player_id", flat=True)
+    assert sorted(sent.refreshes) == sorted((f"user-{pk}", [f"own-seat-{tournament.pk}"]) for pk in at_table)
+
+
 def test_a_negotiation_tells_its_listening_players_and_staff_what_to_fetch_again(staff, sent, reads):
     tournament, players = final_table(3)
     negotiation = chop_request(tournament_id=tournament.pk, player=players[0], now=timezone.now())

@@ -6,16 +6,17 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
 from live import sending
-from live.groups import mark_listened
+from live.groups import LANGUAGES, group_name, mark_listened
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.rules.hands import ActionKind
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import entry_of, replay
+from tournaments.services.hands import entry_of, hand_keep, hand_resume, replay
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up
 
@@ -148,6 +149,31 @@ def test_a_bot_tournament_plays_to_the_winner_with_chips_conserved_and_hands_rep
         assert {str(seat): chips for seat, chips in result.stacks.items()} == row.result["stacks"]
 
 
+def test_a_hand_goes_on_as_this_process_left_it_once_committed_and_replayed_otherwise(
+    django_capture_on_commit_callbacks,
+):
+    row = in_play(started(3))
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now())
+    row.refresh_from_db()
+
+    resumed, replayed = hand_resume(row), replay(row)
+    assert (resumed.actions, resumed.to_act, resumed.legal()) == (replayed.actions, replayed.to_act, replayed.legal())
+    assert hand_resume(row) is not resumed  # handed out once: whoever takes it may play on
+
+    def kept_and_rolled_back() -> None:
+        with transaction.atomic():
+            hand_keep(row, replayed)
+            raise RuntimeError
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
+        kept_and_rolled_back()
+    assert hand_resume(row) is not replayed
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_keep(row, replayed)
+    assert hand_resume(row) is replayed
+
+
 def test_a_finished_hand_is_reported_to_the_floor_once():
     tournament = started(2)
     row = in_play(tournament)
@@ -202,7 +228,9 @@ def test_a_player_moved_to_another_table_has_his_page_follow_him(
     tournament = started(6, table_size=3)  # two full tables
     entrants(tournament, 1, now=tournament.scheduled_start + timedelta(minutes=1))  # alone at a new table 3
     players = Entry.objects.filter(tournament=tournament).values_list("player_id", flat=True)
-    async_to_sync(mark_listened)([f"user-{player}" for player in players])  # their pages are open
+    # Their table pages are open: each listens to its table's group and its player's own.
+    tables = [group_name("table", language=language, tournament_id=tournament.pk, table=1) for language in LANGUAGES]
+    async_to_sync(mark_listened)([*tables, *(f"user-{player}" for player in players)])
     refreshed = []
     monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
 

@@ -6,6 +6,7 @@ units (ALGORITHMS C8: round each prize down, the remainder to first place) whene
 the pool gives every paid place at least one unit.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 from enum import StrEnum
@@ -114,6 +115,19 @@ def payout_table(
     pool is split to the minor unit, every place getting at least one minor unit
     while the pool has one for each.
     """
+    return list(_payout_table(structure, entrants, pool, seat_value, unit))
+
+
+# The floor asks for the table each time a player is out, and the answer only changes
+# with the entrants or the pool; a big field's table is costly to work out.
+@functools.lru_cache(maxsize=256)
+def _payout_table(
+    structure: PrizeStructure, entrants: int, pool: int, seat_value: int | None, unit: int
+) -> tuple[int, ...]:
+    return tuple(_payouts(structure=structure, entrants=entrants, pool=pool, seat_value=seat_value, unit=unit))
+
+
+def _payouts(*, structure: PrizeStructure, entrants: int, pool: int, seat_value: int | None, unit: int) -> list[int]:
     if entrants <= 0 or pool <= 0:
         return []
     if structure is PrizeStructure.SATELLITE:

@@ -17,7 +17,7 @@ from random import Random
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import BigIntegerField, Case, F, Value, When
 
 from audit.services import audit_log
 from live.outbox import record
@@ -104,32 +104,56 @@ def floor_hand_finished(
     for a barrier or deals; the tournament may end (rule 11)."""
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
-        if tournament.status not in UNDER_WAY or not tournament.started_at:
-            raise refuse("not_in_play")
-        stored = _Stored.load(tournament, rng=rng)
-        dealt = stored.floor.tables.get(table)
-        if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
-            raise refuse("stale_hand")
-        after = {int(pk): chips for pk, chips in stacks.items()}
-        before = {pk: stored.floor.stacks.get(pk) for pk in after}
-        try:
-            outcome = stored.floor.hand_finished(table, after)
-        except FloorError as error:
-            raise refuse("bad_result", reason=error) from error
-        _entries_update({pk: {"chips": chips} for pk, chips in after.items() if chips != before[pk]})
-        _settle(stored, outcome, now)
-        busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
-        if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
-            from tournaments.services.clock import tournament_break_release  # the clock calls this module
+        stored = _in_play(tournament, table, hand, rng)
+        return _hand_finished(stored, table, {int(pk): chips for pk, chips in stacks.items()}, now)
 
-            tournament_break_release(tournament_id=tournament.pk, at=now)
-        record(TournamentChanged(tournament.pk))
-        return HandReport(
-            eliminated=busted,
-            moves=sum(move.source.table != move.target.table for move in outcome.moves),
-            broken=len(outcome.broken),
-            finished=outcome.finished,
-        )
+
+def floor_hand_result(
+    *, tournament: Tournament, table: int, won: Mapping[int, int], now: datetime, hand: int, rng: Random | None = None
+) -> HandReport:
+    """floor_hand_finished for the table's own report (tournaments.services.tables),
+    in its transaction, `tournament` read under its row lock: `won` is what each of
+    the hand's players (entry ids) won or lost, and everyone seated at the table
+    keeps the rest of his chips (a player moved in since the deal, a rebuy during
+    the hand), as the floor has them."""
+    stored = _in_play(tournament, table, hand, rng)
+    seated = stored.floor.tables[table].seats.values()
+    return _hand_finished(stored, table, {pk: stored.floor.stacks[pk] + won.get(pk, 0) for pk in seated}, now)
+
+
+def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random | None) -> "_Stored":
+    """The floor of a tournament under way whose table `table` is playing its
+    `hand`-th hand (any, if None); refused otherwise."""
+    if tournament.status not in UNDER_WAY or not tournament.started_at:
+        raise refuse("not_in_play")
+    stored = _Stored.load(tournament, rng=rng)
+    dealt = stored.floor.tables.get(table)
+    if hand is not None and (dealt is None or dealt.hands != hand or not dealt.playing):
+        raise refuse("stale_hand")
+    return stored
+
+
+def _hand_finished(stored: "_Stored", table: int, after: Mapping[int, int], now: datetime) -> HandReport:
+    tournament = stored.tournament
+    before = {pk: stored.floor.stacks.get(pk) for pk in after}
+    try:
+        outcome = stored.floor.hand_finished(table, after)
+    except FloorError as error:
+        raise refuse("bad_result", reason=error) from error
+    _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
+    _settle(stored, outcome, now)
+    busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
+    if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
+        from tournaments.services.clock import tournament_break_release  # the clock calls this module
+
+        tournament_break_release(tournament_id=tournament.pk, at=now)
+    record(TournamentChanged(tournament.pk))
+    return HandReport(
+        eliminated=busted,
+        moves=sum(move.source.table != move.target.table for move in outcome.moves),
+        broken=len(outcome.broken),
+        finished=outcome.finished,
+    )
 
 
 def floor_release(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
@@ -169,10 +193,11 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
     for entry in unpaid:
         if entry.deal_amount is not None:
             won[entry.pk] = entry.deal_amount + (play_for if entry.finish_best == 1 else 0)
-    pool = prize_pool_fund(tournament, pool=sum(payouts))
+    # Most players out win nothing: the pool (and the overlay) are needed for the first prize.
+    pool = prize_pool_fund(tournament, pool=sum(payouts)) if any(won.get(entry.pk) for entry in unpaid) else None
     for entry in unpaid:
         amount, places = won.get(entry.pk, 0), _places(entry)
-        if amount:
+        if amount and pool is not None:
             transfer_create(
                 source=pool,
                 destination=wallet_account(entry.player, pool.currency),
@@ -317,6 +342,14 @@ def _entries_update(values: Mapping[int, Mapping[str, object]]) -> None:
         Entry.objects.filter(pk__in=pks).update(**dict(shared))
 
 
+def _entries_chips(chips: Mapping[int, int]) -> None:
+    """Each entry's stack after a hand (a table's few players, their stacks mostly
+    different): one UPDATE, not one for each stack."""
+    if chips:
+        stack = Case(*(When(pk=pk, then=Value(count)) for pk, count in chips.items()), output_field=BigIntegerField())
+        Entry.objects.filter(pk__in=chips).update(chips=stack)
+
+
 def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
     """Seat entries (none of them in a seat now): one UPDATE a table."""
     by_table: dict[int, dict[int, int]] = defaultdict(dict)
@@ -355,9 +388,15 @@ class _Stored:
         # Out in a hand-for-hand hand whose other tables are still playing: placed when it ends.
         round_busts = {int(pk): chips for pk, chips in state.get("round_busts", {}).items()}
         stacks, times_moved, away = dict.fromkeys(round_busts, 0), {}, set()
-        seated = Entry.objects.filter(table__in=tables.values(), status=EntryStatus.ACTIVE, finish_best=None)
-        rows = seated.values_list("pk", "table__number", "seat", "chips", "times_moved", "sitting_out")
-        for pk, number, seat, chips, moved, sitting_out in rows:
+        numbers = {table.pk: number for number, table in tables.items()}
+        # The tournament's seated entries, rather than the entries of a list of its
+        # tables (a join, and a parameter a table): the same rows, read more cheaply.
+        seated = Entry.objects.filter(
+            tournament=tournament, table__isnull=False, status=EntryStatus.ACTIVE, finish_best=None
+        )
+        rows = seated.values_list("pk", "table_id", "seat", "chips", "times_moved", "sitting_out")
+        for pk, table_id, seat, chips, moved, sitting_out in rows:
+            number = numbers.get(table_id)
             if pk in round_busts or number is None or seat is None:  # the last two: never, when seated
                 continue
             states[number].seats[seat] = pk

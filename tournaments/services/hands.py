@@ -8,6 +8,8 @@ move, a sitting-out player's automatic fold or check, a time-out (rule 18.3). Th
 player-facing use cases are in tournaments.services.tables.
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
@@ -25,6 +27,14 @@ from tournaments.rules.schedule import time_bank_left
 DUE_TASK = "tournaments.tasks.hand_due"
 REPORT_TASK = "tournaments.tasks.hand_report"
 
+# Hands this process has just played, as committed: a hand's next turn mostly comes
+# back to the same process, which goes on from there instead of replaying the hand
+# from its record. Keyed by the hand's id, its deck's commitment (an id may come again
+# in another database) and its number of actions: the same key is the same hand.
+_PLAYED: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
+_PLAYED_KEPT = 256  # more than the tables a process plays at once
+_played_lock = threading.Lock()
+
 
 def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping[int, Table], now: datetime) -> None:
     """A new hand at each table the floor has just dealt, in the floor's transaction:
@@ -36,21 +46,22 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         return
     level = hand_level(tournament)
     dealt = {deal.table: deal for deal in deals}
-    players: dict[int, dict[int, tuple[int, int]]] = {number: {} for number in dealt}
-    seated = Entry.objects.filter(
-        table__in=[tables[number] for number in dealt], status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0
-    )
-    for number, seat, pk, chips in seated.values_list("table__number", "seat", "pk", "chips"):
-        if seat is not None:  # always, for an entry at a table
-            players[number][seat] = (pk, chips)
-    rows = []
+    players: dict[int, dict[int, Entry]] = {number: {} for number in dealt}
+    numbers = {tables[number].pk: number for number in dealt}
+    seated = Entry.objects.filter(table__in=numbers, status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
+    entries = {}
+    for entry in seated.select_related("player"):
+        if entry.table_id is not None and entry.seat is not None:  # always, for an entry at a table
+            players[numbers[entry.table_id]][entry.seat] = entry
+            entries[entry.pk] = entry
+    rows, played = [], []
     gap = timedelta(seconds=settings.TABLE_HAND_GAP_SECONDS)
     for number, deal in dealt.items():
         at_table = players[number]
         setup = HandSetup(
             game=tournament.game,
             betting=tournament.betting,
-            stacks={seat: chips for seat, (_, chips) in at_table.items()},
+            stacks={seat: entry.chips for seat, entry in at_table.items()},
             button=deal.button,
             small_blind_seat=deal.small_blind,
             big_blind_seat=deal.big_blind,
@@ -59,6 +70,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             ante=level.ante,
         )
         deck, salt = new_deck(), new_salt()
+        hand = PlayedHand(setup, deck)
         row = Hand(
             tournament=tournament,
             table=tables[number],
@@ -66,18 +78,19 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
             level=max(tournament.level, 1),
             synchronised=deal.synchronised,
             setup=setup.to_json(),
-            seats={str(seat): pk for seat, (pk, _) in at_table.items()},
+            seats={str(seat): entry.pk for seat, entry in at_table.items()},
             deck="".join(deck),
             salt=salt,
             commitment=deck_commitment(deck, salt),
             started_at=now,
         )
+        # The first turn (or, everyone all in from the blinds, the end) is written with the hand.
+        hand_turn(row, hand, players=entries, tournament=tournament, now=now + gap)
         rows.append(row)
+        played.append(hand)
     Hand.objects.bulk_create(rows)
-    for row in rows:
-        hand_turn(row, replay(row), tournament=tournament, now=now + gap)
-    Hand.objects.bulk_update(rows, ["status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
-    for row in rows:
+    for row, hand in zip(rows, played, strict=True):
+        hand_keep(row, hand)
         hand_queue(row)
 
 
@@ -95,14 +108,54 @@ def replay(row: Hand) -> PlayedHand:
     return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
 
 
+def hand_resume(row: Hand) -> PlayedHand:
+    """The hand as it stands, to play on (it is the caller's to change): as this
+    process kept it (hand_keep) if that is the state committed, else replayed."""
+    with _played_lock:
+        hand = _PLAYED.pop((row.pk, row.commitment, len(row.actions)), None)
+    return hand if hand is not None else replay(row)
+
+
+def hand_keep(row: Hand, hand: PlayedHand) -> None:
+    """Keep `hand`, as `row` stores it, for its next turn (hand_resume), once the
+    transaction commits; never if it rolls back."""
+    if hand.over:
+        return
+    key = (row.pk, row.commitment, len(hand.actions))
+
+    def keep() -> None:
+        with _played_lock:
+            _PLAYED[key] = hand
+            while len(_PLAYED) > _PLAYED_KEPT:
+                _PLAYED.popitem(last=False)
+
+    transaction.on_commit(keep)
+
+
 def entry_of(row: Hand, seat: int) -> int:
     return int(row.seats[str(seat)])
 
 
-def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datetime, bots_wait: bool = True) -> None:
+def hand_players(row: Hand) -> dict[int, Entry]:
+    """The entries dealt in `row` (by id), with their players: read once for all the
+    turns one transaction plays, rather than once a turn."""
+    return Entry.objects.select_related("player").in_bulk([int(pk) for pk in row.seats.values()])
+
+
+def hand_turn(
+    row: Hand,
+    hand: PlayedHand,
+    *,
+    players: Mapping[int, Entry],
+    tournament: Tournament | None,
+    now: datetime,
+    bots_wait: bool = True,
+) -> None:
     """Whose turn it is in `row` (replayed as `hand`) and until when; or the hand is over.
     A bot has the bots' thinking time (none unless `bots_wait`), a player sitting out
-    none (rule 18.4), anyone else the action time and then his time bank (rule 18)."""
+    none (rule 18.4), anyone else the action time and then his time bank (rule 18).
+    `players`: the hand's entries by id (hand_players); `tournament`: None if the
+    caller has not read it (it is read here only for a player's time)."""
     row.actions = [action.to_json() for action in hand.actions]
     if hand.over:
         result = hand.result()
@@ -127,13 +180,14 @@ def hand_turn(row: Hand, hand: PlayedHand, *, tournament: Tournament, now: datet
         return
     seat = hand.to_act
     assert seat is not None
-    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    entry = players[entry_of(row, seat)]
     row.to_act, row.turn_started_at = seat, now
     if entry.sitting_out:
         row.deadline_at = now
     elif entry.player.is_bot:
         row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if bots_wait else 0)
     else:
+        tournament = tournament or Tournament.objects.get(pk=row.tournament_id)
         bank = entry_time_bank(entry, tournament)
         row.deadline_at = now + timedelta(seconds=tournament.action_seconds, milliseconds=bank)
 

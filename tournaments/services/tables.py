@@ -9,6 +9,7 @@ waits for the tournament's row, so the two orders never cross.
 
 import random
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,8 +22,17 @@ from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tour
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.services.floor import floor_hand_finished
-from tournaments.services.hands import entry_of, entry_time_bank, hand_queue, hand_turn, replay
+from tournaments.services.floor import floor_hand_result
+from tournaments.services.hands import (
+    entry_of,
+    entry_time_bank,
+    hand_keep,
+    hand_players,
+    hand_queue,
+    hand_resume,
+    hand_turn,
+    replay,
+)
 from tournaments.services.refusals import refuse
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
@@ -65,13 +75,14 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         if at > len(row.actions):
             raise refuse("hand_moved_on")
         tournament = Tournament.objects.get(pk=row.tournament_id)
-        hand = replay(row)
+        hand = hand_resume(row)
         try:
             hand.act(seat, action_kind, amount)
         except HandError as error:
             raise refuse("illegal_action", reason=str(error)) from error
-        _bank_spend(row, seat, tournament, now)
-        _go_on(row, hand, table, tournament, now)
+        players = hand_players(row)
+        _bank_spend(row, players[entry_of(row, seat)], tournament, now)
+        _go_on(row, hand, players, table, tournament=tournament, now=now)
         return Played(row)
 
 
@@ -88,36 +99,30 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
         if now < row.deadline_at:
             hand_queue(row)  # a worker whose clock runs behind the one that queued it
             return False
-        tournament = Tournament.objects.get(pk=row.tournament_id)
-        hand = replay(row)
-        _auto_act(row, hand, rng or secrets.SystemRandom(), timed_out=True)
-        _go_on(row, hand, table, tournament, now, rng=rng, bots_wait=bots_wait)
+        hand = hand_resume(row)
+        players = hand_players(row)
+        _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
+        # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
+        _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait)
         return True
 
 
 def hand_report(*, hand_id: int, now: datetime) -> bool:
-    """A finished hand's result to the floor (floor_hand_finished), once: each player's
+    """A finished hand's result to the floor (floor_hand_result), once: each player's
     chips won or lost applied to his entry, players with none out and placed
     (rule 12), the table dealt again, balanced or broken (rule 16)."""
     with transaction.atomic():
-        row = Hand.objects.get(pk=hand_id)
-        Tournament.objects.select_for_update(of=("self",)).get(pk=row.tournament_id)
-        table = Table.objects.select_for_update().get(pk=row.table_id)
+        tournament = Tournament.objects.select_for_update(of=("self",)).get(hands=hand_id)
+        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
         row = Hand.objects.get(pk=hand_id)
         if row.status != HandStatus.FINISHED:
             return False
         start = {int(seat): chips for seat, chips in row.setup["stacks"].items()}
         result = {int(seat): chips for seat, chips in (row.result or {}).get("stacks", {}).items()}
         won = {entry_of(row, seat): result[seat] - start[seat] for seat in result}
-        # Everyone seated at the table now: the hand's players and anyone moved in
-        # since it was dealt, each with his chips (a rebuy during the hand included).
-        stacks = dict(
-            Entry.objects.filter(table=table, status=EntryStatus.ACTIVE, finish_best=None).values_list("pk", "chips")
-        )
-        after = {pk: chips + won.get(pk, 0) for pk, chips in stacks.items()}
         row.status = HandStatus.REPORTED
         row.save(update_fields=["status"])
-        floor_hand_finished(tournament_id=row.tournament_id, table=table.number, stacks=after, now=now, hand=row.number)
+        floor_hand_result(tournament=tournament, table=table.number, won=won, now=now, hand=row.number)
         return True
 
 
@@ -181,32 +186,32 @@ def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now:
 def _locked(hand_id: int) -> tuple[Hand, Table]:
     """The hand and its table, the table's row locked."""
     try:
-        row = Hand.objects.get(pk=hand_id)
-    except Hand.DoesNotExist:
+        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
+    except Table.DoesNotExist:
         raise refuse("no_hand") from None
-    table = Table.objects.select_for_update().get(pk=row.table_id)
     return Hand.objects.get(pk=hand_id), table
 
 
-def _bank_spend(row: Hand, seat: int, tournament: Tournament, now: datetime) -> None:
+def _bank_spend(row: Hand, entry: Entry, tournament: Tournament, now: datetime) -> None:
     """What the player used of his time bank beyond the action time (rule 18)."""
     if row.turn_started_at is None:
         return
     over_ms = int((now - row.turn_started_at).total_seconds() * 1000) - tournament.action_seconds * 1000
     if over_ms <= 0:
         return
-    entry = Entry.objects.get(pk=entry_of(row, seat))
     left = entry_time_bank(entry, tournament)
     entry.time_bank_ms, entry.time_bank_level = max(0, left - over_ms), tournament.level
     entry.save(update_fields=["time_bank_ms", "time_bank_level"])
 
 
-def _auto_act(row: Hand, hand: PlayedHand, rng: random.Random, *, timed_out: bool) -> None:
+def _auto_act(
+    row: Hand, hand: PlayedHand, players: Mapping[int, Entry], rng: random.Random, *, timed_out: bool
+) -> None:
     """The turn's player acts without choosing: a bot by its policy, anyone else by
     rule 18.3 (a player out of time is then sat out)."""
     seat = hand.to_act
     assert seat is not None
-    entry = Entry.objects.select_related("player").get(pk=entry_of(row, seat))
+    entry = players[entry_of(row, seat)]
     if entry.player.is_bot and not entry.sitting_out:
         action = bot_action(hand, rng)
         hand.act(action.seat, action.kind, action.amount)
@@ -223,10 +228,11 @@ def _auto_act(row: Hand, hand: PlayedHand, rng: random.Random, *, timed_out: boo
 def _go_on(
     row: Hand,
     hand: PlayedHand,
+    players: Mapping[int, Entry],
     table: Table,
-    tournament: Tournament,
-    now: datetime,
     *,
+    tournament: Tournament | None,
+    now: datetime,
     rng: random.Random | None = None,
     bots_wait: bool = True,
 ) -> None:
@@ -235,10 +241,11 @@ def _go_on(
     and its deadline are stored and queued, or the finished hand is queued for the
     floor. Records TablesChanged."""
     rng = rng or secrets.SystemRandom()
-    hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+    hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
-        _auto_act(row, hand, rng, timed_out=False)
-        hand_turn(row, hand, tournament=tournament, now=now, bots_wait=bots_wait)
+        _auto_act(row, hand, players, rng, timed_out=False)
+        hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
+    hand_keep(row, hand)
     hand_queue(row)
     record(TablesChanged(row.tournament_id, (table.number,)))

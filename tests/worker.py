@@ -1,0 +1,83 @@
+"""A real Celery worker (with beat) for the tests that need one: `celery -A config
+worker -B` in a subprocess, on the test's own database and Redis, with the tests'
+settings."""
+
+# ruff: noqa: S603  (starts the project's own Celery worker)
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOT_SECONDS = 60
+
+
+class Worker:
+    """`celery -A config worker -B` against this test's database and Redis; `env`
+    adds to (or overrides) the environment its settings read."""
+
+    def __init__(self, tmp: Path, *, env: dict[str, str] | None = None):
+        self.tmp = tmp
+        self.proc: subprocess.Popen | None = None
+        self.starts = 0
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "PYTHONUNBUFFERED": "1",
+            "CELERY_LOG_LEVEL": "INFO",  # "ready", and each task, for a failure's report
+            **(env or {}),
+        }
+
+    def start(self) -> None:
+        self.starts += 1
+        log = self.log_path().open("wb")
+        self.proc = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
+                *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
+                *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: a kill takes the pool's children too
+        )
+        log.close()
+        deadline = time.monotonic() + BOOT_SECONDS
+        while " ready." not in self.log_path().read_text(errors="replace"):
+            assert self.proc.poll() is None, f"the worker exited\n{self.log()}"
+            assert time.monotonic() < deadline, f"the worker did not start\n{self.log()}"
+            time.sleep(0.1)
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            self.proc.wait(timeout=15)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_path(self) -> Path:
+        return self.tmp / f"worker-{self.starts}.log"
+
+    def log(self) -> str:
+        return "\n".join(
+            (self.tmp / f"worker-{n}.log").read_text(errors="replace")[-3000:] for n in range(1, self.starts + 1)
+        )
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
