@@ -65,6 +65,9 @@ from pokerkit import Automation, Mode, NoLimitTexasHoldem  # noqa: E402
 
 from bench.clock import Processes  # noqa: E402
 from bench.harness import procfile, throwaway_database  # noqa: E402
+from tests.bot_mtt import LEVEL_SECONDS as MTT_LEVEL_SECONDS  # noqa: E402
+from tests.bot_mtt import LEVELS as MTT_LEVELS  # noqa: E402
+from tests.bot_mtt import STACK as MTT_STACK  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_HANDS_REDIS_URL", "redis://127.0.0.1:6379/12")
@@ -73,41 +76,6 @@ SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
 BUY_IN, FEE = 1_000, 100
 ENTRANTS = 1_000
-# The bot tournament's levels: (small blind, big blind, ante), 20 seconds each.
-MTT_STACK = 5_000
-MTT_LEVEL_SECONDS = 20
-MTT_LEVELS = [
-    (25, 50, 0),
-    (50, 100, 0),
-    (75, 150, 0),
-    (100, 200, 0),
-    (150, 300, 25),
-    (200, 400, 50),
-    (300, 600, 75),
-    (400, 800, 100),
-    (600, 1_200, 150),
-    (800, 1_600, 200),
-    (1_000, 2_000, 300),
-    (1_500, 3_000, 400),
-    (2_000, 4_000, 500),
-    (3_000, 6_000, 1_000),
-    (4_000, 8_000, 1_000),
-    (6_000, 12_000, 2_000),
-    (8_000, 16_000, 2_000),
-    (10_000, 20_000, 3_000),
-    (15_000, 30_000, 4_000),
-    (20_000, 40_000, 5_000),
-    (30_000, 60_000, 10_000),
-    (40_000, 80_000, 10_000),
-    (60_000, 120_000, 20_000),
-    (80_000, 160_000, 20_000),
-    (100_000, 200_000, 30_000),
-    (150_000, 300_000, 40_000),
-    (200_000, 400_000, 50_000),
-    (300_000, 600_000, 100_000),
-    (400_000, 800_000, 100_000),
-    (600_000, 1_200_000, 200_000),
-]
 BOOT_SECONDS = 60
 # How long the tournament may take before the run gives up on it: a failure's deadline.
 MTT_PATIENCE = 3_600

@@ -21,6 +21,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import User
+from tests.bot_mtt import LEVEL_SECONDS, LEVELS, STACK
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tests.worker import Worker
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
@@ -36,42 +37,6 @@ from wallet.services import deposit_create, wallet_account
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ENTRANTS = 1_000
-STACK = 5_000
-# A turbo: 20-second levels, the blinds up about half each level, antes from the fifth,
-# so the bots' tournament ends however fast the worker deals (the last level forces it).
-LEVEL_SECONDS = 20
-LEVELS = [
-    (25, 50, 0),
-    (50, 100, 0),
-    (75, 150, 0),
-    (100, 200, 0),
-    (150, 300, 25),
-    (200, 400, 50),
-    (300, 600, 75),
-    (400, 800, 100),
-    (600, 1_200, 150),
-    (800, 1_600, 200),
-    (1_000, 2_000, 300),
-    (1_500, 3_000, 400),
-    (2_000, 4_000, 500),
-    (3_000, 6_000, 1_000),
-    (4_000, 8_000, 1_000),
-    (6_000, 12_000, 2_000),
-    (8_000, 16_000, 2_000),
-    (10_000, 20_000, 3_000),
-    (15_000, 30_000, 4_000),
-    (20_000, 40_000, 5_000),
-    (30_000, 60_000, 10_000),
-    (40_000, 80_000, 10_000),
-    (60_000, 120_000, 20_000),
-    (80_000, 160_000, 20_000),
-    (100_000, 200_000, 30_000),
-    (150_000, 300_000, 40_000),
-    (200_000, 400_000, 50_000),
-    (300_000, 600_000, 100_000),
-    (400_000, 800_000, 100_000),
-    (600_000, 1_200_000, 200_000),
-]
 # Seconds from the worker being up to the start: beat's sweep queues it first.
 LEAD = 10
 # How long the test waits for the winner before it calls the tournament stuck: a
