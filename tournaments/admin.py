@@ -34,6 +34,7 @@ from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournam
 from tournaments.services.clock import tournament_pause, tournament_resume
 from tournaments.services.editing import tournament_clone, tournament_save
 from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import hands_roll_back
 from wallet.money import format_plain_amount
 
 MONEY_FIELDS = frozenset(
@@ -154,6 +155,20 @@ class PauseForm(forms.Form):
     )
 
 
+class RollBackForm(forms.Form):
+    table = forms.IntegerField(
+        label=_("Table"),
+        required=False,
+        min_value=1,
+        help_text=_("The table's number; leave it empty to roll back the hands at every table."),
+    )
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=200,
+        help_text=_("Shown to players with the hand, and kept in the audit log with your name."),
+    )
+
+
 class PostponeForm(CancelForm):
     new_start = forms.SplitDateTimeField(label=_("New start"), widget=AdminSplitDateTime)
     field_order = ("new_start", "reason")
@@ -173,6 +188,11 @@ ROLL_FORWARD_HELP = _(
 PAUSE_HELP = _(
     "Stops the clock: levels and breaks stand still until you resume, and everything still to come "
     "happens that much later. Players see the pause and its reason on Tournament Info."
+)
+ROLL_BACK_HELP = _(
+    "Rule 22, for a server problem: the hands in play are voided, every player gets back the chips he had "
+    "when the hand was dealt (bets in the pot included), and each table deals a new hand from the same "
+    "button. The hands stay in the history, marked as rolled back with your reason."
 )
 POSTPONE_HELP = _("Moves the start later, before the event starts; every registration is kept.")
 
@@ -209,7 +229,15 @@ class TournamentAdmin(admin.ModelAdmin):
     ordering = ("-scheduled_start",)
     autocomplete_fields = ("blind_structure", "satellite_target")
     readonly_fields = ("status", "entries_count", "prize_contributions", "entry_terms", "clone_button")
-    actions = ("clone_selected", "pause_clock", "resume_clock", "cancel_rollback", "cancel_roll_forward", "postpone")
+    actions = (
+        "clone_selected",
+        "pause_clock",
+        "resume_clock",
+        "roll_back_hands",
+        "cancel_rollback",
+        "cancel_roll_forward",
+        "postpone",
+    )
     fieldsets = (
         (_("Event"), {"fields": ("name", "game", "betting", "scheduled_start", "status")}),
         (_("Entry"), {"fields": ("entry_kind", "currency", "buy_in", "fee")}),
@@ -424,6 +452,25 @@ class TournamentAdmin(admin.ModelAdmin):
                 tournament_id=tournament.pk, actor=request.user, reason=data["reason"], now=now
             ),
             done=lambda count: ngettext("Paused %(count)d event.", "Paused %(count)d events.", count),
+        )
+
+    @admin.action(description=_("Roll back the hands in play"), permissions=["run"])
+    def roll_back_hands(self, request, queryset):
+        return self._confirm_then(
+            request,
+            queryset,
+            action="roll_back_hands",
+            title=_("Roll back the hands in play"),
+            explanation=ROLL_BACK_HELP,
+            form_class=RollBackForm,
+            perform=lambda tournament, data, now: hands_roll_back(
+                tournament_id=tournament.pk, table=data["table"], actor=request.user, reason=data["reason"], now=now
+            ),
+            done=lambda count: ngettext(
+                "Rolled back the hands in play of %(count)d event.",
+                "Rolled back the hands in play of %(count)d events.",
+                count,
+            ),
         )
 
     @admin.action(description=_("Resume the clock"), permissions=["run"])

@@ -626,6 +626,7 @@ class HandStatus(models.TextChoices):
     PLAYING = "playing", _("In play")
     FINISHED = "finished", _("Finished")  # its result not yet given to the floor
     REPORTED = "reported", _("Reported")  # the floor has its result
+    VOIDED = "voided", _("Rolled back")  # rule 22: nobody's chips changed
 
 
 class Hand(models.Model):
@@ -656,6 +657,7 @@ class Hand(models.Model):
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
+    voided_reason = models.CharField(max_length=200, blank=True)  # staff's, shown with the hand
 
     class Meta:
         ordering = ["table", "pk"]

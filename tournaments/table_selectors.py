@@ -40,6 +40,7 @@ class HandResultView:
     number: int
     board: tuple[str, ...]
     winners: list[tuple[str, int, tuple[str, ...]]]  # screen name, chips won, cards shown
+    voided_reason: str | None = None  # rolled back (rule 22), and why
 
 
 @dataclass
@@ -92,7 +93,8 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
         )
     }
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
-    current = hands[0] if hands else None
+    # A rolled-back hand is not shown as the one in play: nothing it did stands.
+    current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
     played = replay(current) if current is not None else None
     names = _names(hands)
     roles = {}
@@ -212,4 +214,5 @@ def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
         (names.get(int(hand.seats[str(seat)]), ""), chips, shown.get(seat, ()))
         for seat, chips in sorted(_won(hand).items())
     ]
-    return HandResultView(hand.pk, hand.number, tuple((hand.result or {}).get("board", ())), winners)
+    voided = hand.voided_reason if hand.status == HandStatus.VOIDED else None
+    return HandResultView(hand.pk, hand.number, tuple((hand.result or {}).get("board", ())), winners, voided)

@@ -152,7 +152,11 @@ def _catch_up_on_start(**_):
 @shared_task
 def hand_due(hand_id: int, at: int) -> bool:
     """The deadline of a turn (tournaments.services.hands.hand_queue)."""
-    return tables.hand_due(hand_id=hand_id, at=at, now=timezone.now())
+    now = timezone.now()
+    if not tables.hand_due(hand_id=hand_id, at=at, now=now, report=True):
+        return False
+    tables.hand_report(hand_id=hand_id, now=now)  # if the turn ended it
+    return True
 
 
 @shared_task

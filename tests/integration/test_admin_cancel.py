@@ -235,7 +235,14 @@ def test_support_staff_run_events_but_do_not_configure_them(floor_client, event)
     """The README's staff: pause, resume, cancel and postpone from the list; admins
     configure events."""
     page = floor_client.get(reverse(CHANGELIST))
-    for action in ("pause_clock", "resume_clock", "cancel_rollback", "cancel_roll_forward", "postpone"):
+    for action in (
+        "pause_clock",
+        "resume_clock",
+        "roll_back_hands",
+        "cancel_rollback",
+        "cancel_roll_forward",
+        "postpone",
+    ):
         assert f'value="{action}"' in page.text
     assert 'value="clone_selected"' not in page.text
 

@@ -2,74 +2,17 @@
 player's browser and the worker call (rules 6, 12, 15, 18, 25): what each player's
 chips are after the floor has the result, not only what the engine computed."""
 
-from datetime import timedelta
-
 import pytest
 from django.utils import timezone
 
-from tests.decks import deck_for
-from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
-from tournaments.rules.hands import ActionKind, HandSetup, deck_commitment, new_salt
-from tournaments.services.clock import tournament_advance
+from tests.tables import act, acting, chips, in_play, prepare, seat_of, started
+from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Status
+from tournaments.rules.hands import ActionKind, HandSetup
 from tournaments.services.hands import entry_of, replay
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up, hands_check_down
 
 pytestmark = pytest.mark.django_db
-
-
-def started(stacks: list[int], *, levels=None, **fields) -> tuple[Tournament, list[Entry]]:
-    """An event of players with these chips (blinds 10/20 unless `levels`), started:
-    its first hands dealt."""
-    now = timezone.now()
-    fields = {"table_size": 6, "break_policy": BreakPolicyKind.NONE, "max_entrants": 100} | fields
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(levels=levels), scheduled_start=now + timedelta(minutes=5), **fields
-    )
-    players = entrants(tournament, len(stacks), now=now)
-    entries = [Entry.objects.get(tournament=tournament, player=player) for player in players]
-    for entry, chips in zip(entries, stacks, strict=True):
-        Entry.objects.filter(pk=entry.pk).update(chips=chips)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
-    tournament.refresh_from_db()
-    return tournament, entries
-
-
-def in_play(tournament: Tournament, **where) -> Hand:
-    return Hand.objects.get(tournament=tournament, status=HandStatus.PLAYING, **where)
-
-
-def seat_of(row: Hand, entry: Entry) -> int:
-    return next(int(seat) for seat, pk in row.seats.items() if pk == entry.pk)
-
-
-def prepare(row: Hand, holes: dict[Entry, str], board: str = "") -> None:
-    """The hand's deck replaced, before anyone acts, by one that deals these hole
-    cards and this board; its commitment made again, as the dealer would have."""
-    button = HandSetup.from_json(row.setup).button
-    seats = sorted(int(seat) for seat in row.seats)
-    order = [seat for seat in seats if seat > button] + [seat for seat in seats if seat <= button]
-    by_entry = {entry.pk: cards for entry, cards in holes.items()}
-    deck = deck_for([by_entry.get(entry_of(row, seat)) for seat in order], board)
-    row.deck, row.salt = "".join(deck), new_salt()
-    row.commitment = deck_commitment(deck, row.salt)
-    row.save(update_fields=["deck", "salt", "commitment"])
-
-
-def acting(row: Hand) -> Entry:
-    return Entry.objects.get(pk=entry_of(row, row.to_act))
-
-
-def act(row: Hand, kind: ActionKind, amount: int | None = None) -> Hand:
-    player = acting(row).player_id
-    return hand_act(
-        hand_id=row.pk, player_id=player, at=len(row.actions), kind=kind.value, amount=amount, now=timezone.now()
-    ).hand
-
-
-def chips(*entries: Entry) -> list[int]:
-    return [Entry.objects.get(pk=entry.pk).chips for entry in entries]
 
 
 def all_in_or_call(row: Hand) -> Hand:

@@ -36,6 +36,7 @@ class Deal:
     small_blind: int | None
     big_blind: int
     synchronised: bool
+    hand: int  # the table's count of hands, this one included
 
 
 @dataclass(slots=True)
@@ -95,6 +96,8 @@ class Floor[P: Hashable]:
         self.over = False
         self._playing = 0  # tables with a hand in play
         self.held: set[int] = set()  # tables a barrier keeps from dealing
+        # Tables whose rolled-back hand is dealt again, with their seats as it had them.
+        self._redeal: dict[int, dict[int, P]] = {}
         self._by_count = [_Tables() for _ in range(table_size + 1)]
 
     # Building
@@ -202,6 +205,20 @@ class Floor[P: Hashable]:
         if not self.over:
             self._after_hand(number, outcome)
         return outcome
+
+    def hand_voided(self, number: int) -> Outcome[P]:
+        """Table `number`'s hand in play is rolled back (rule 22): nobody's chips
+        change, and the table deals again from the same button and blinds if its
+        seats are as they were; then it goes on as after any hand (it may balance,
+        break or hold, and then the button moves on as usual)."""
+        table = self.tables.get(number)
+        if table is None or not table.playing:
+            raise FloorError(f"table {number} has no hand in play")
+        self._redeal[number] = dict(table.seats)
+        try:
+            return self.hand_finished(number, {player: self.stacks[player] for player in table.seats.values()})
+        finally:
+            self._redeal.pop(number, None)
 
     def stop(self) -> None:
         """The clock stops (a break, a deal): tables finish their hands and deal no new one."""
@@ -388,13 +405,17 @@ class Floor[P: Hashable]:
     def _deal(self, number: int, *, synchronised: bool = False) -> Deal:
         """The next hand's button and blinds (rules 5, 14, 15)."""
         table = self.tables[number]
-        dealt = next_blinds(sorted(table.seats), _last_blinds(table), dead_button=self.dead_button)
+        last = _last_blinds(table)
+        if last is not None and self._redeal.get(number) == table.seats:
+            dealt = last  # the rolled-back hand, dealt again
+        else:
+            dealt = next_blinds(sorted(table.seats), last, dead_button=self.dead_button)
         table.button, table.small_blind, table.big_blind = dealt.button, dealt.small_blind, dealt.big_blind
         table.hands += 1
         table.playing = True
         self._playing += 1
         table.synchronised = synchronised
-        return Deal(number, table.button, _posted(table), table.big_blind, synchronised)
+        return Deal(number, table.button, _posted(table), table.big_blind, synchronised, table.hands)
 
     # Seats and counts
 

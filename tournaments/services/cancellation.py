@@ -17,7 +17,7 @@ from django.utils import timezone
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TournamentChanged
-from tournaments.models import ENTERED, Entry, EntryStatus, Purchase, Status, Tournament
+from tournaments.models import ENTERED, Entry, EntryStatus, Hand, HandStatus, Purchase, Status, Tournament
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
@@ -70,6 +70,9 @@ def tournament_cancel(
     house pays any overlay up to the guarantee first. Eliminated players get
     nothing. The pool ends empty.
 
+    The hands in play are voided (rule 22): the chips counted are every player's at
+    their start, as the floor only applies a hand when it is reported.
+
     Under the tournament's row lock, in one transaction; the status becomes
     CANCELLED with an audit row carrying the reason and mode. Cancelling twice is
     refused.
@@ -90,6 +93,16 @@ def tournament_cancel(
             else:
                 data = _roll_forward(tournament=tournament, actor=actor, now=now)
             previous = tournament.status
+            # Rule 22: the hands in play never end; the chips counted are their start's.
+            Hand.objects.filter(tournament=tournament, status__in=[HandStatus.PLAYING, HandStatus.FINISHED]).update(
+                status=HandStatus.VOIDED,
+                voided_reason=reason[:200],
+                to_act=None,
+                turn_started_at=None,
+                deadline_at=None,
+                result=None,
+                ended_at=now,
+            )
             tournament.status = Status.CANCELLED
             tournament.save(update_fields=["status", "entries_count", "prize_contributions", "updated_at"])
             audit_log(

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import BigIntegerField, Case, F, Value, When
+from django.db.models.lookups import Exact
 
 from audit.services import audit_log
 from live.outbox import record
@@ -57,9 +58,9 @@ def floor_draw(*, tournament: Tournament, now: datetime, rng: Random | None = No
     created = Table.objects.bulk_create(
         Table(tournament=tournament, number=number, **_table_fields(floor, number)) for number in floor.tables
     )
-    tables = {table.number: table for table in created}
+    tables = {table.number: {"id": table.pk, **_table_fields(floor, table.number)} for table in created}
     _entries_seat(floor.where, tables)
-    _Stored(tournament, floor, tables=tables).save(started, now=now, seated=tables)
+    _Stored(tournament, floor, tables).save(started, now=now, seated=tables)
     audit_log(
         action="tournaments.floor.drawn",
         subject=tournament,
@@ -78,9 +79,10 @@ def floor_seat_late(tournament_id: int, entry: Entry, *, now: datetime, rng: Ran
     stored = _Stored.load(tournament, rng=rng)
     seat, outcome = stored.floor.seat_late(entry.pk, entry.chips)
     if seat.table not in stored.tables:
-        stored.tables[seat.table] = Table.objects.create(tournament=tournament, number=seat.table)
-    entry.table, entry.seat = stored.tables[seat.table], seat.seat
-    Entry.objects.filter(pk=entry.pk).update(table=entry.table, seat=entry.seat)
+        created = Table.objects.create(tournament=tournament, number=seat.table)
+        stored.tables[seat.table] = {"id": created.pk, **{name: getattr(created, name) for name in TABLE_FIELDS}}
+    entry.table_id, entry.seat = stored.tables[seat.table]["id"], seat.seat
+    Entry.objects.filter(pk=entry.pk).update(table_id=entry.table_id, seat=entry.seat)
     Entry.objects.filter(tournament=tournament, finish_best__isnull=False).update(
         finish_best=F("finish_best") + 1, finish_worst=F("finish_worst") + 1
     )
@@ -108,17 +110,73 @@ def floor_hand_finished(
         return _hand_finished(stored, table, {int(pk): chips for pk, chips in stacks.items()}, now)
 
 
-def floor_hand_result(
-    *, tournament: Tournament, table: int, won: Mapping[int, int], now: datetime, hand: int, rng: Random | None = None
-) -> HandReport:
-    """floor_hand_finished for the table's own report (tournaments.services.tables),
-    in its transaction, `tournament` read under its row lock: `won` is what each of
-    the hand's players (entry ids) won or lost, and everyone seated at the table
-    keeps the rest of his chips (a player moved in since the deal, a rebuy during
-    the hand), as the floor has them."""
-    stored = _in_play(tournament, table, hand, rng)
-    seated = stored.floor.tables[table].seats.values()
-    return _hand_finished(stored, table, {pk: stored.floor.stacks[pk] + won.get(pk, 0) for pk in seated}, now)
+@dataclass(frozen=True)
+class TableResult:
+    """A table's finished hand, as the table reports it: its `hand`-th, and what each
+    of its players (entry ids) won or lost."""
+
+    table: int
+    hand: int
+    won: Mapping[int, int]
+
+
+def floor_hand_results(
+    *, tournament: Tournament, results: Iterable[TableResult], now: datetime, rng: Random | None = None
+) -> list[bool]:
+    """floor_hand_finished for the tables' own reports (tournaments.services.tables),
+    in their transaction, `tournament` read under its row lock, in order, the floor
+    read once for them all: everyone seated at a table keeps the rest of his chips as
+    the floor has them (a player moved in since the deal, a rebuy during the hand).
+    For each result, whether the floor took it: not if its table has moved on (a
+    result already taken) or the tournament is over."""
+    if tournament.status not in UNDER_WAY or not tournament.started_at:
+        raise refuse("not_in_play")
+    stored: _Stored | None = None
+    taken = []
+    for result in results:
+        if tournament.status not in UNDER_WAY:
+            taken.append(False)
+            continue
+        stored = stored or _Stored.load(tournament, rng=rng)
+        dealt = stored.floor.tables.get(result.table)
+        if dealt is None or dealt.hands != result.hand or not dealt.playing:
+            taken.append(False)
+            continue
+        first, pending = tournament.first_elimination_at is None, tournament.break_pending_since
+        seated = dealt.seats.values()
+        _hand_finished(
+            stored, result.table, {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in seated}, now
+        )
+        taken.append(True)
+        if (first and tournament.first_elimination_at is not None) or (
+            pending is not None and not stored.floor.tables_playing()
+        ):
+            # The clock has acted on the floor's rows (late registration closed at
+            # the first elimination, a break begun): the next result reads them again.
+            tournament.refresh_from_db()
+            stored = None
+    return taken
+
+
+def floor_hands_voided(*, tournament: Tournament, tables: Iterable[int], now: datetime) -> None:
+    """The hands in play at `tables` are rolled back (rule 22), in the caller's
+    transaction under the tournament's row lock: no entry's chips change (the floor
+    applies a hand's result only when it is reported), and each table deals again,
+    from the same button and blinds where its seats are as they were."""
+    stored = None
+    for number in tables:
+        stored = _in_play(tournament, number, None, None)
+        try:
+            outcome = stored.floor.hand_voided(number)
+        except FloorError as error:
+            raise refuse("bad_result", reason=error) from error
+        _settle(stored, outcome, now)
+    # A break waiting for the hands in play (rule 17) may begin now.
+    if stored is not None and tournament.break_pending_since is not None and not stored.floor.tables_playing():
+        from tournaments.services.clock import tournament_break_release  # the clock calls this module
+
+        tournament_break_release(tournament_id=tournament.pk, at=now)
+    record(TournamentChanged(tournament.pk))
 
 
 def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random | None) -> "_Stored":
@@ -317,6 +375,13 @@ def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
     }
 
 
+# What a table's row stores of the floor's table (besides when it broke).
+TABLE_FIELDS = ("button", "small_blind", "big_blind", "hands", "playing", "synchronised", "held")
+
+# A table's row as the floor reads and writes it: its id and TABLE_FIELDS, by name.
+TableRow = dict[str, Any]
+
+
 def _table_fields(floor: Floor[int], number: int) -> dict[str, object]:
     """What a Table row stores of the floor's table `number`."""
     state = floor.tables[number]
@@ -346,41 +411,45 @@ def _entries_chips(chips: Mapping[int, int]) -> None:
     """Each entry's stack after a hand (a table's few players, their stacks mostly
     different): one UPDATE, not one for each stack."""
     if chips:
-        stack = Case(*(When(pk=pk, then=Value(count)) for pk, count in chips.items()), output_field=BigIntegerField())
+        # An Exact lookup as each condition: When(pk=...) builds a Q and resolves it, row by row.
+        stack = Case(
+            *(When(Exact(F("pk"), pk), then=Value(count)) for pk, count in chips.items()),
+            output_field=BigIntegerField(),
+        )
         Entry.objects.filter(pk__in=chips).update(chips=stack)
 
 
-def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, Table]) -> None:
+def _entries_seat(seats: Mapping[int, Seat], tables: Mapping[int, TableRow]) -> None:
     """Seat entries (none of them in a seat now): one UPDATE a table."""
     by_table: dict[int, dict[int, int]] = defaultdict(dict)
     for pk, seat in seats.items():
         by_table[seat.table][pk] = seat.seat
     for number, seated in by_table.items():
         seat_of = Case(*(When(pk=pk, then=Value(seat_number)) for pk, seat_number in seated.items()))
-        Entry.objects.filter(pk__in=seated).update(table=tables[number], seat=seat_of)
+        Entry.objects.filter(pk__in=seated).update(table_id=tables[number]["id"], seat=seat_of)
 
 
 class _Stored:
     """A floor restored from its rows, and the rows to write back what it changed."""
 
-    def __init__(self, tournament: Tournament, floor: Floor[int], *, tables: dict[int, Table] | None = None) -> None:
+    def __init__(self, tournament: Tournament, floor: Floor[int], tables: dict[int, TableRow]) -> None:
         self.tournament = tournament
         self.floor = floor
-        self.tables: dict[int, Table] = tables or {
-            table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)
-        }
+        self.tables = tables  # the tables in play by number, as their rows stand
 
     @classmethod
     def load(cls, tournament: Tournament, *, rng: Random | None) -> "_Stored":
-        tables = {table.number: table for table in Table.objects.filter(tournament=tournament, broken_at=None)}
+        # Values, not instances: a big field's hundreds of tables are read for every hand.
+        rows = Table.objects.filter(tournament=tournament, broken_at=None).values("id", "number", *TABLE_FIELDS)
+        tables = {row.pop("number"): row for row in rows}
         states = {
             number: TableState[int](
-                button=table.button,
-                small_blind=table.small_blind,
-                big_blind=table.big_blind,
-                hands=table.hands,
-                playing=table.playing,
-                synchronised=table.synchronised,
+                button=table["button"],
+                small_blind=table["small_blind"],
+                big_blind=table["big_blind"],
+                hands=table["hands"],
+                playing=table["playing"],
+                synchronised=table["synchronised"],
             )
             for number, table in tables.items()
         }
@@ -388,7 +457,7 @@ class _Stored:
         # Out in a hand-for-hand hand whose other tables are still playing: placed when it ends.
         round_busts = {int(pk): chips for pk, chips in state.get("round_busts", {}).items()}
         stacks, times_moved, away = dict.fromkeys(round_busts, 0), {}, set()
-        numbers = {table.pk: number for number, table in tables.items()}
+        numbers = {table["id"]: number for number, table in tables.items()}
         # The tournament's seated entries, rather than the entries of a list of its
         # tables (a join, and a parameter a table): the same rows, read more cheaply.
         seated = Entry.objects.filter(
@@ -417,7 +486,7 @@ class _Stored:
             away=away,
             **_options(tournament, rng or secrets.SystemRandom()),
         )
-        return cls(tournament, floor, tables=tables)
+        return cls(tournament, floor, tables)
 
     def save(self, outcome: Outcome[int], *, now: datetime, seated: Iterable[int] = ()) -> None:
         """Write what `outcome` changed; `seated`: tables a player sat down at besides."""
@@ -446,20 +515,18 @@ class _Stored:
                 },
             )
         for number in outcome.broken:
-            table = self.tables[number]
-            table.broken_at = now
-            table.playing = table.held = False
-            table.save(update_fields=["broken_at", "playing", "held"])
+            broken = self.tables.pop(number)
+            Table.objects.filter(pk=broken["id"]).update(broken_at=now, playing=False, held=False)
             audit_log(action="tournaments.floor.table_broken", subject=tournament, data={"table": number})
         for number in floor.tables:
             table = self.tables[number]
-            changed = [name for name, value in _table_fields(floor, number).items() if getattr(table, name) != value]
+            changed = {name: value for name, value in _table_fields(floor, number).items() if table[name] != value}
             if changed:
-                for name, value in _table_fields(floor, number).items():
-                    setattr(table, name, value)
-                table.save(update_fields=changed)
+                Table.objects.filter(pk=table["id"]).update(**changed)
+                table.update(changed)
                 shown.add(number)
-        hands_deal(tournament=tournament, deals=outcome.deals, tables=self.tables, now=now)
+        table_ids = {number: table["id"] for number, table in self.tables.items()}
+        hands_deal(tournament=tournament, deals=outcome.deals, table_ids=table_ids, now=now)
         shown.update(deal.table for deal in outcome.deals)
         if shown:
             record(TablesChanged(tournament.pk, tuple(sorted(shown))))

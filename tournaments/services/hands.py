@@ -18,7 +18,7 @@ from celery import signature  # type: ignore[import-untyped]
 from django.conf import settings
 from django.db import transaction
 
-from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandStatus, Tournament
 from tournaments.rules.floor import Deal
 from tournaments.rules.hands import Action, HandSetup, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
@@ -36,18 +36,19 @@ _PLAYED_KEPT = 256  # more than the tables a process plays at once
 _played_lock = threading.Lock()
 
 
-def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping[int, Table], now: datetime) -> None:
-    """A new hand at each table the floor has just dealt, in the floor's transaction:
-    the players seated there with chips, the button and blinds the floor chose, the
-    blinds and ante of the level now (rule 17's clock), a fresh deck shuffled with
-    `secrets` and committed to before anyone sees a card."""
+def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapping[int, int], now: datetime) -> None:
+    """A new hand at each table the floor has just dealt (`table_ids`: the tables'
+    ids by number), in the floor's transaction: the players seated there with chips,
+    the button and blinds the floor chose, the blinds and ante of the level now
+    (rule 17's clock), a fresh deck shuffled with `secrets` and committed to before
+    anyone sees a card."""
     deals = list(deals)
     if not deals:
         return
     level = hand_level(tournament)
     dealt = {deal.table: deal for deal in deals}
     players: dict[int, dict[int, Entry]] = {number: {} for number in dealt}
-    numbers = {tables[number].pk: number for number in dealt}
+    numbers = {table_ids[number]: number for number in dealt}
     seated = Entry.objects.filter(table__in=numbers, status=EntryStatus.ACTIVE, finish_best=None, chips__gt=0)
     entries = {}
     for entry in seated.select_related("player"):
@@ -73,8 +74,8 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], tables: Mapping
         hand = PlayedHand(setup, deck)
         row = Hand(
             tournament=tournament,
-            table=tables[number],
-            number=tables[number].hands,
+            table_id=table_ids[number],
+            number=deal.hand,
             level=max(tournament.level, 1),
             synchronised=deal.synchronised,
             setup=setup.to_json(),

@@ -66,6 +66,8 @@ REFUSALS = {
     # The floor (rules 11-16).
     "not_in_play": gettext_lazy("The tournament is not in play."),
     "bad_result": gettext_lazy("That hand result cannot be taken: %(reason)s"),
+    "no_such_table": gettext_lazy("This tournament has no such table in play."),
+    "no_hand_to_roll_back": gettext_lazy("No hand is in play there: nothing to roll back."),
     "stale_hand": gettext_lazy("That hand has already been reported; the table is on another hand."),
     # Hands at the tables (rules 6, 18).
     "no_hand": gettext_lazy("There is no hand in play at this table."),

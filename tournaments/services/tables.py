@@ -7,22 +7,24 @@ tournament's row first, then the table's, like every floor service. An action ne
 waits for the tournament's row, so the two orders never cross.
 """
 
+import logging
 import random
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TablesChanged
-from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.models import UNDER_WAY, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.services.floor import floor_hand_result
+from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
     entry_of,
     entry_time_bank,
@@ -34,6 +36,11 @@ from tournaments.services.hands import (
     replay,
 )
 from tournaments.services.refusals import refuse
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+logger = logging.getLogger(__name__)
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
 # than holding every hand up for his whole allowance.
@@ -86,12 +93,23 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         return Played(row)
 
 
-def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None = None, bots_wait: bool = True) -> bool:
+def hand_due(
+    *,
+    hand_id: int,
+    at: int,
+    now: datetime,
+    rng: random.Random | None = None,
+    bots_wait: bool = True,
+    report: bool = False,
+) -> bool:
     """The deadline of the turn after `at` actions: a bot's move, a player sitting
     out folded or checked at once, a player out of time folded if he faces a bet and
     checked otherwise (rule 18.3), once. False if the hand has moved on or the turn
     is not due yet (a task that came early). Unless `bots_wait`, the bots whose turns
-    follow act at once (a bot tournament played without a clock of its own)."""
+    follow act at once (a bot tournament played without a clock of its own). With
+    `report`, the caller gives a hand that ends to the floor itself (hand_report,
+    once this has committed) rather than queue a task for it: the worker's way, no
+    round trip through the broker between a hand and the next."""
     with transaction.atomic():
         row, table = _locked(hand_id)
         if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
@@ -103,27 +121,53 @@ def hand_due(*, hand_id: int, at: int, now: datetime, rng: random.Random | None 
         players = hand_players(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
         # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
-        _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait)
-        return True
+        _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
+    return True
 
 
 def hand_report(*, hand_id: int, now: datetime) -> bool:
-    """A finished hand's result to the floor (floor_hand_result), once: each player's
-    chips won or lost applied to his entry, players with none out and placed
-    (rule 12), the table dealt again, balanced or broken (rule 16)."""
+    """A finished hand's result to the floor, once, with every other hand of its
+    tournament finished by then (hands_report). False if it is not finished (still
+    in play, or reported already)."""
+    finished = Hand.objects.filter(pk=hand_id, status=HandStatus.FINISHED).values_list("tournament_id", flat=True)
+    tournament_id = finished.first()
+    return tournament_id is not None and hand_id in hands_report(tournament_id=tournament_id, now=now)
+
+
+def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
+    """Every finished hand of the tournament to the floor (floor_hand_results), in the
+    order they ended, in one transaction under the tournament's row lock: the floor
+    is read once for them all, as a big field's tables finish hands faster than one
+    report at a time. For each, its players' chips won or lost are applied, players
+    with none are out and placed (rule 12), the table is dealt again, balanced or
+    broken (rule 16). Returns the ids of the hands reported."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update(of=("self",)).get(hands=hand_id)
-        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
-        row = Hand.objects.get(pk=hand_id)
-        if row.status != HandStatus.FINISHED:
-            return False
-        start = {int(seat): chips for seat, chips in row.setup["stacks"].items()}
-        result = {int(seat): chips for seat, chips in (row.result or {}).get("stacks", {}).items()}
-        won = {entry_of(row, seat): result[seat] - start[seat] for seat in result}
-        row.status = HandStatus.REPORTED
-        row.save(update_fields=["status"])
-        floor_hand_result(tournament=tournament, table=table.number, won=won, now=now, hand=row.number)
-        return True
+        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        # Their tables' rows are not locked: a finished hand takes no action, and the
+        # floor writes each table (locking it) under the tournament's lock.
+        rows = list(
+            Hand.objects.filter(tournament=tournament, status=HandStatus.FINISHED)
+            .select_related("table")
+            .order_by("ended_at", "pk")
+        )
+        if not rows:
+            return []
+        results = [TableResult(table=row.table.number, hand=row.number, won=_won(row)) for row in rows]
+        taken = floor_hand_results(tournament=tournament, results=results, now=now)
+        reported = [row.pk for row, took in zip(rows, taken, strict=True) if took]
+        Hand.objects.filter(pk__in=reported).update(status=HandStatus.REPORTED)
+        # A result the floor did not take (its table moved on) stays for staff to see.
+        for row, took in zip(rows, taken, strict=True):
+            if not took:
+                logger.warning("Hand %s at table %s was not taken by the floor", row.pk, row.table.number)
+        return reported
+
+
+def _won(row: Hand) -> dict[int, int]:
+    """What each player (entry id) of a finished hand won or lost."""
+    start = {int(seat): chips for seat, chips in row.setup["stacks"].items()}
+    result = {int(seat): chips for seat, chips in (row.result or {}).get("stacks", {}).items()}
+    return {entry_of(row, seat): result[seat] - start[seat] for seat in result}
 
 
 def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None = None, bots_wait: bool = True) -> int:
@@ -132,11 +176,19 @@ def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None
     bot tournament played without a clock of its own). Returns how many were done."""
     hands = Hand.objects.all() if tournament_id is None else Hand.objects.filter(tournament_id=tournament_id)
     done = 0
-    due = hands.filter(status=HandStatus.PLAYING, deadline_at__lte=before).values_list("pk", "actions")
-    for hand_id, actions in due:
-        done += hand_due(hand_id=hand_id, at=len(actions), now=now, bots_wait=bots_wait)
-    for hand_id in hands.filter(status=HandStatus.FINISHED, ended_at__lte=before).values_list("pk", flat=True):
-        done += hand_report(hand_id=hand_id, now=now)
+    # The tournaments with a hand to report: those whose turns are played here, and
+    # those with a hand finished by `before`; each reports all its finished hands at once.
+    reporting = set()
+    due = hands.filter(status=HandStatus.PLAYING, deadline_at__lte=before).values_list("pk", "actions", "tournament")
+    for hand_id, actions, tournament in due:
+        if hand_due(hand_id=hand_id, at=len(actions), now=now, bots_wait=bots_wait, report=True):
+            done += 1
+            reporting.add(tournament)
+    reporting.update(
+        hands.filter(status=HandStatus.FINISHED, ended_at__lte=before).values_list("tournament", flat=True)
+    )
+    for tournament in sorted(reporting):
+        done += len(hands_report(tournament_id=tournament, now=now))
     return done
 
 
@@ -151,6 +203,56 @@ def hands_check_down(*, tournament_id: int, now: datetime) -> None:
             player = Entry.objects.values_list("player_id", flat=True).get(pk=entry_of(row, action.seat))
             row = hand_act(hand_id=row.pk, player_id=player, at=len(row.actions), kind=action.kind, now=now).hand
         hand_report(hand_id=row.pk, now=now)
+
+
+def hands_roll_back(
+    *, tournament_id: int, table: int | None, actor: "User | None", reason: str, now: datetime
+) -> list[int]:
+    """Rule 22: the hands in play at table `table` (every table if None) are rolled
+    back, with staff's `reason`: each is voided in the history and the audit log,
+    every player keeps the chips he had when it was dealt (bets in the pot go back;
+    a hand finished but not yet given to the floor is voided too, so nothing is paid
+    twice), and the table deals a new hand. Returns the voided hands' ids."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    with transaction.atomic():
+        try:
+            tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        except Tournament.DoesNotExist:
+            raise refuse("not_in_play") from None
+        if tournament.status not in UNDER_WAY:
+            raise refuse("not_in_play")
+        tables = Table.objects.filter(tournament=tournament, broken_at=None)
+        if table is not None:
+            tables = tables.filter(number=table)
+            if not tables.exists():
+                raise refuse("no_such_table")
+        # Each table's lock, in one order: an action at any of them waits, or has committed.
+        locked = {row.pk: row.number for row in tables.select_for_update(of=("self",)).order_by("pk")}
+        voided = list(
+            Hand.objects.filter(table__in=locked, status__in=[HandStatus.PLAYING, HandStatus.FINISHED]).order_by("pk")
+        )
+        if not voided:
+            raise refuse("no_hand_to_roll_back")
+        for row in voided:
+            row.status, row.voided_reason = HandStatus.VOIDED, reason[:200]
+            row.to_act = row.turn_started_at = row.deadline_at = None
+            row.result, row.ended_at = None, now
+        Hand.objects.bulk_update(
+            voided, ["status", "voided_reason", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"]
+        )
+        numbers = sorted(locked[row.table_id] for row in voided)
+        audit_log(
+            action="tournaments.hands.rolled_back",
+            subject=tournament,
+            actor=actor,
+            reason=reason[:200],
+            data={"at": now.isoformat(), "hands": [row.pk for row in voided], "tables": numbers},
+        )
+        floor_hands_voided(tournament=tournament, tables=numbers, now=now)
+        record(TablesChanged(tournament.pk, tuple(numbers)))
+        return [row.pk for row in voided]
 
 
 def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now: datetime) -> Entry:
@@ -235,11 +337,12 @@ def _go_on(
     now: datetime,
     rng: random.Random | None = None,
     bots_wait: bool = True,
+    queue: bool = True,
 ) -> None:
     """After an action: the turns that need nobody to choose (players sitting out;
     bots when they need no thinking time) are played at once; then the next turn
     and its deadline are stored and queued, or the finished hand is queued for the
-    floor. Records TablesChanged."""
+    floor (unless not `queue`: the caller reports it). Records TablesChanged."""
     rng = rng or secrets.SystemRandom()
     hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
@@ -247,5 +350,6 @@ def _go_on(
         hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
     hand_keep(row, hand)
-    hand_queue(row)
+    if queue or row.status != HandStatus.FINISHED:
+        hand_queue(row)
     record(TablesChanged(row.tournament_id, (table.number,)))

@@ -331,6 +331,29 @@ def test_with_the_dead_button_the_big_blind_moves_on_and_the_button_may_be_dead(
 # The end (rule 11)
 
 
+# A rolled-back hand (rule 22)
+
+
+def test_a_rolled_back_hand_is_dealt_again_from_the_same_button_and_blinds_with_nobody_s_chips_changed():
+    floor = floor_of(
+        {1: seats(1, 3, 5, 6, name="a")}, table_size=6, stacks={"a1": 900, "a3": 1100, "a5": 1000, "a6": 1000}
+    )
+
+    (deal,) = floor.hand_voided(1).deals
+
+    assert (deal.button, deal.small_blind, deal.big_blind, deal.hand) == (1, 3, 5, 2)
+    assert floor.stacks == {"a1": 900, "a3": 1100, "a5": 1000, "a6": 1000}
+    # The next hand after it moves the button on as usual.
+    (after,) = floor.hand_finished(1, unchanged(floor, 1)).deals
+    assert (after.button, after.small_blind, after.big_blind) == (3, 5, 6)
+
+
+def test_a_table_with_no_hand_in_play_has_nothing_to_roll_back():
+    floor = floor_of({1: seats(1, 3, name="a")}, playing=False)
+    with pytest.raises(FloorError):
+        floor.hand_voided(1)
+
+
 def test_a_five_seat_satellite_ends_when_five_players_are_left():
     players = {f"p{n}": 1000 for n in range(1, 8)}
     floor = floor_of(
