@@ -28,10 +28,10 @@ from django.utils import timezone, translation
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name, listened_key
 from live.throttle import Throttle
-from lobby.table_views import table_live_html
+from lobby.table_views import table_chat_html, table_live_html
 from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
+from tournaments.events import EntryChanged, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Tournament
 from wallet.events import BalancesChanged
 
@@ -51,6 +51,7 @@ def publish(events: Sequence[object]) -> list[Message]:
     created: set[int] = set()
     tables: dict[int, set[int]] = {}
     refreshes: list[Message] = []
+    chats: set[tuple[int, int]] = set()
     for event in events:
         match event:
             case TournamentChanged(tournament_id=tournament_id, created=new, clock_only=clock_only):
@@ -59,6 +60,8 @@ def publish(events: Sequence[object]) -> list[Message]:
                     created.add(tournament_id)
             case TablesChanged(tournament_id=tournament_id, numbers=numbers):
                 tables.setdefault(tournament_id, set()).update(numbers)
+            case TableChatted(tournament_id=tournament_id, number=number):
+                chats.add((tournament_id, number))
             case EntryChanged(tournament_id=tournament_id, player_id=player_id):
                 names = (f"registration-{tournament_id}", f"lobby-mark-{tournament_id}")
                 refreshes.append(Refresh(group_name("user", user_id=player_id), names))
@@ -79,7 +82,20 @@ def publish(events: Sequence[object]) -> list[Message]:
     for tournament_id, numbers in tables.items():
         messages += table_parts(tournament_id, readers[tournament_id], sorted(numbers))
         refreshes += own_seat_refreshes(tournament_id, numbers)
+    for tournament_id, number in sorted(chats):
+        messages += chat_parts(tournament_id, number)
     return messages + refreshes
+
+
+def chat_parts(tournament_id: int, number: int) -> list[Part]:
+    """The table's chat log, as it is now, to everyone watching the table."""
+    return [
+        Part(
+            group_name("table", language=language, tournament_id=tournament_id, table=number),
+            _in(language, functools.partial(_chat_html, _reader(tournament_id), number)),
+        )
+        for language in LANGUAGES
+    ]
 
 
 def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
@@ -173,6 +189,10 @@ def _reload() -> str:
 
 def _info_html(tournament: Reader, now: datetime.datetime, clock_only: bool) -> str:
     return tournament_live_html(loaded, now, clock_only=clock_only) if (loaded := tournament()) else ""
+
+
+def _chat_html(tournament: Reader, number: int) -> str:
+    return table_chat_html(loaded, number) if (loaded := tournament()) else ""
 
 
 def _table_html(tournament: Reader, number: int) -> str:

@@ -15,6 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments.models import Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_clock
+from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act
@@ -82,6 +83,38 @@ def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return _own_response(request, tournament, table)
 
 
+@require_POST
+@login_required
+def table_chat(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """A message in the table's chat (rule 19: one discussing the hand in play is held back)."""
+    tournament, table = _table(pk, number)
+    try:
+        posted = chat_post(
+            tournament_id=tournament.pk,
+            table=table.number,
+            player=request.user,  # type: ignore[arg-type]
+            text=request.POST.get("text", ""),
+            now=timezone.now(),
+        )
+    except TournamentError as refused:
+        return _chat_response(request, tournament, table, error=refused.message, text=request.POST.get("text", ""))
+    if posted.held:
+        warning = _(
+            "Not sent: while a hand is in play, players may not discuss it (rule 19). Support can see held messages."
+        )
+        return _chat_response(request, tournament, table, error=warning, text=posted.message.text)
+    return _chat_response(request, tournament, table)
+
+
+def table_chat_html(tournament: Tournament, number: int) -> str:
+    """The table's chat log, to swap in out of band (lobby.live)."""
+    table = Table.objects.filter(tournament=tournament, number=number).first()
+    if table is None:
+        return ""
+    context = {"tournament": tournament, "table": table, "chat": chat_shown(table), "oob": True}
+    return render_to_string("lobby/table.html#chat", context)
+
+
 def table_live_html(tournament: Tournament, number: int) -> str:
     """The watched part of a table, to swap in out of band (lobby.live)."""
     table = Table.objects.filter(tournament=tournament, number=number).first()
@@ -111,7 +144,11 @@ def _entry(request: HttpRequest, tournament: Tournament) -> Entry | None:
 
 def _context(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> dict:
     state = table_hand(tournament, table)
+    entry = _entry(request, tournament)
     return {
+        "chat": chat_shown(table),
+        # Only the players seated here write; everyone else reads.
+        "can_chat": entry is not None and entry.table_id == table.pk and entry.status == EntryStatus.ACTIVE,
         "tournament": tournament,
         "table": table,
         "state": state,
@@ -130,6 +167,16 @@ def _own(request: HttpRequest, tournament: Tournament, table: Table, state: Tabl
     if entry.table_id != table.pk and not in_hand:
         return None
     return table_own(state, entry, time_bank_ms=entry_time_bank(entry, tournament))
+
+
+def _chat_response(
+    request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "", text: str = ""
+) -> HttpResponse:
+    """The chat form (with what went wrong, and the text kept) and the log out of band."""
+    context = {"tournament": tournament, "table": table, "chat": chat_shown(table), "can_chat": True}
+    form = render_to_string("lobby/table.html#chat_form", {**context, "chat_error": error, "chat_text": text}, request)
+    log = render_to_string("lobby/table.html#chat", {**context, "oob": True}, request)
+    return HttpResponse(form + log, status=400 if error else 200)
 
 
 def _own_response(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> HttpResponse:

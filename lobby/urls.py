@@ -11,6 +11,7 @@ urlpatterns = [
     path("tournaments/<int:pk>/tables/<int:number>/me/", table_views.table_own_part, name="table_own"),
     path("tournaments/<int:pk>/tables/<int:number>/act/", table_views.table_act, name="table_act"),
     path("tournaments/<int:pk>/tables/<int:number>/sit/", table_views.table_sit, name="table_sit"),
+    path("tournaments/<int:pk>/tables/<int:number>/chat/", table_views.table_chat, name="table_chat"),
     path("tournaments/<int:pk>/tables/<int:number>/hands.phh", hand_views.table_history, name="table_history"),
     path("tournaments/<int:pk>/hands/<int:hand_id>/", hand_views.hand_view, name="hand"),
     path("tournaments/<int:pk>/my-hands.phh", hand_views.own_history, name="own_history"),

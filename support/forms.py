@@ -116,3 +116,13 @@ class TicketForm(MoneyActionForm):
         """The end of the chosen day, in the staff member's time zone."""
         next_day = self.cleaned_data["expires_on"] + timedelta(days=1)
         return timezone.make_aware(datetime.combine(next_day, time.min))
+
+
+class MuteForm(forms.Form):
+    minutes = forms.IntegerField(label=_("Minutes"), min_value=1, max_value=30 * 24 * 60, initial=60)
+    reason = forms.CharField(label=_("Reason"), max_length=200)
+
+
+class ChatLogForm(forms.Form):
+    tournament = forms.IntegerField(label=_("Tournament #"), min_value=1)
+    table = forms.IntegerField(label=_("Table"), min_value=1)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from support import views
+from support import conduct_views, views
 
 app_name = "support"
 urlpatterns = [
@@ -12,4 +12,6 @@ urlpatterns = [
     path("players/<int:pk>/adjust/", views.adjust, name="adjust"),
     path("players/<int:pk>/tmoney/", views.tmoney, name="tmoney"),
     path("players/<int:pk>/tickets/", views.ticket, name="ticket"),
+    path("players/<int:pk>/mute/", conduct_views.mute, name="mute"),
+    path("chat/", conduct_views.chat_log, name="chat_log"),
 ]

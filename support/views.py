@@ -10,13 +10,14 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from support.forms import AdjustForm, DepositForm, PlayerSearchForm, TicketForm, TMoneyForm
+from support.forms import AdjustForm, DepositForm, MuteForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
-from tournaments.models import Tournament
+from tournaments.models import ChatMute, Tournament
 from tournaments.selectors import transfer_tournament_ids
 from wallet.models import Currency, TransferReason
 from wallet.money import format_money, format_money_change, minor_units
@@ -77,7 +78,7 @@ def player_search(request):
 @require_GET
 @staff_required
 def player_wallet(request, pk: int):
-    return _wallet_page(request, _player(pk))
+    return _wallet_page(request, player_or_404(pk))
 
 
 @require_POST
@@ -154,7 +155,7 @@ def _money_form(request, pk: int, name: str, act):
     """One of the console's forms, posted: `act(player, valid_form, key)` moves the
     value through the wallet and says what it did; a refusal comes back on the form
     (ValidationError on its field, WalletError above it), with nothing changed."""
-    player = _player(pk)
+    player = player_or_404(pk)
     form = FORMS[name](request.POST, prefix=name)
     if form.is_valid():
         try:
@@ -168,7 +169,7 @@ def _money_form(request, pk: int, name: str, act):
     return _wallet_page(request, player, **{name: form})
 
 
-def _player(pk: int):
+def player_or_404(pk: int):
     return get_object_or_404(get_user_model(), pk=pk)
 
 
@@ -190,6 +191,8 @@ def _wallet_page(request, player, **bound):
     history = [_history_row(row, tournaments.get(about.get(row["pk"], 0))) for row in rows]
     context = {
         "player": player,
+        "mute_form": MuteForm(),
+        "muted": ChatMute.objects.filter(player=player, until__gt=timezone.now()).order_by("-until").first(),
         "balances": summary.balances,
         "tickets": summary.tickets,
         "history": history,

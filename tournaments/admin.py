@@ -28,7 +28,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
-from tournaments.models import BlindLevel, BlindStructure, EntryKind, Tournament
+from tournaments.models import BlindLevel, BlindStructure, ChatWord, EntryKind, Tournament
 from tournaments.rules.schedule import Level, validate_levels
 from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
 from tournaments.services.clock import tournament_pause, tournament_resume
@@ -215,6 +215,14 @@ class TournamentForm(forms.ModelForm):
                 )
             error = ValidationError(shown)
         super().add_error(field, error)
+
+
+@admin.register(ChatWord)
+class ChatWordAdmin(admin.ModelAdmin):
+    """The card and hand words that hold back a message at a table with a hand in play (rule 19)."""
+
+    list_display = ("word",)
+    search_fields = ("word",)
 
 
 @admin.register(Tournament)

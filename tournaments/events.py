@@ -29,3 +29,11 @@ class TablesChanged:
 
     tournament_id: int
     numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableChatted:
+    """A message was sent in the table's chat."""
+
+    tournament_id: int
+    number: int

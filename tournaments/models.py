@@ -669,3 +669,54 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"Hand #{self.pk}"
+
+
+class ChatWord(models.Model):
+    """A word or phrase that, written at a table while a hand is in play there,
+    discusses the hand (rule 19): the message is held back. The room edits the list
+    in the admin; matched whole and regardless of case."""
+
+    word = models.CharField(_("word or phrase"), max_length=40, unique=True)
+
+    class Meta:
+        ordering = ["word"]
+
+    def __str__(self) -> str:
+        return self.word
+
+
+class ChatMessage(models.Model):
+    """A player's message in his table's chat. A held message (rule 19) went to
+    nobody: staff see it in the table's chat log."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="chat")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.CharField(max_length=200)
+    held = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["table", "created_at", "pk"]
+        indexes = [
+            models.Index(fields=["table", "created_at"], name="chat_table_time"),
+            models.Index(fields=["player", "created_at"], name="chat_player_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} at {self.table}: {self.text}"
+
+
+class ChatMute(models.Model):
+    """Staff's mute of a player in every table chat until `until`, with a reason."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chat_mutes")
+    until = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+    staff = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "until"], name="chat_mute_player_until")]
+
+    def __str__(self) -> str:
+        return f"{self.player} muted until {self.until:%Y-%m-%d %H:%M}"

@@ -75,6 +75,13 @@ REFUSALS = {
     "illegal_action": gettext_lazy("%(reason)s"),
     "hand_moved_on": gettext_lazy("The hand has moved on since you chose: look at the table again."),
     "not_seated": gettext_lazy("You have no seat in this tournament."),
+    # Table chat (rules 19, 21).
+    "chat_empty": gettext_lazy("Write a message first."),
+    "chat_too_long": gettext_lazy("A message has at most %(length)s characters."),
+    "chat_not_seated": gettext_lazy("Only the players seated at this table can write in its chat."),
+    "chat_muted": gettext_lazy("Support has muted you in the chat until %(until)s: %(reason)s"),
+    "chat_too_fast": gettext_lazy("You are writing too fast: wait a few seconds."),
+    "mute_minutes": gettext_lazy("Mute for 1 minute to 30 days."),
     # Deals (rule 23).
     "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
     "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),

@@ -1,0 +1,59 @@
+"""Conduct at the tables (rules 19 and 20): staff read any table's chat log, held
+messages included, and mute a player in every table chat for a while, with a
+reason. Staff only."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from support.forms import ChatLogForm, MuteForm
+from support.views import player_or_404, staff_required
+from tournaments.models import ChatMessage, Table
+from tournaments.services.chat import chat_mute
+from tournaments.services.refusals import TournamentError
+
+LOG_SHOWN = 500
+
+
+@require_GET
+@staff_required
+def chat_log(request):
+    """A table's chat, every message with its time, newest first; held ones marked."""
+    form = ChatLogForm(request.GET or None)
+    table, log = None, []
+    if form.is_valid():
+        table = Table.objects.filter(
+            tournament_id=form.cleaned_data["tournament"], number=form.cleaned_data["table"]
+        ).first()
+        if table is None:
+            form.add_error(None, _("That tournament has no such table."))
+        else:
+            log = list(ChatMessage.objects.filter(table=table).select_related("player").order_by("-pk")[:LOG_SHOWN])
+    return render(request, "support/chat_log.html", {"form": form, "table": table, "log": log})
+
+
+@require_POST
+@staff_required
+def mute(request, pk: int):
+    """Mute the player in every table chat for a number of minutes, with a reason."""
+    player = player_or_404(pk)
+    form = MuteForm(request.POST)
+    if form.is_valid():
+        try:
+            muted = chat_mute(
+                player=player,
+                minutes=form.cleaned_data["minutes"],
+                reason=form.cleaned_data["reason"],
+                staff=request.user,
+                now=timezone.now(),
+            )
+        except TournamentError as refused:
+            messages.error(request, refused.message)
+        else:
+            until = timezone.localtime(muted.until).strftime("%Y-%m-%d %H:%M %Z")
+            messages.success(request, _("%(player)s is muted until %(until)s.") % {"player": player, "until": until})
+    else:
+        messages.error(request, _("Give the minutes (1 to 43,200) and a reason."))
+    return redirect("support:player", pk=player.pk)

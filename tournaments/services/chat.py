@@ -1,0 +1,113 @@
+"""Table chat (rules 19 and 20): the players seated at a table write, everyone
+watching reads. While a hand is in play at the table, a message using one of the
+room's card and hand words (ChatWord) discusses it and is held back: the sender is
+warned, the message goes to nobody, and staff find it in the table's chat log. Not
+heads-up (a hand between two players, or a heads-up event), where there is nobody
+to help. Staff mute a player for a while, with a reason."""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import audit_log
+from live.outbox import record
+from tournaments.events import TableChatted
+from tournaments.models import ChatMessage, ChatMute, ChatWord, Entry, EntryStatus, Hand, HandStatus, Table
+from tournaments.services.refusals import refuse
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+CHAT_LENGTH = 200
+# At most this many messages a player sends in this many seconds, at all his tables.
+RATE_MESSAGES, RATE_SECONDS = 5, 10
+MUTE_MINUTES_MAX = 30 * 24 * 60
+SHOWN = 50  # the messages a table's chat shows
+
+
+@dataclass(frozen=True)
+class Posted:
+    message: ChatMessage
+    held: bool  # rule 19: it discussed the hand in play and went to nobody
+
+
+def chat_post(*, tournament_id: int, table: int, player: "User", text: str, now: datetime) -> Posted:
+    """`player`'s message in the chat of table `table`: refused unless he is seated
+    there, not muted and not writing too fast; held back if it discusses the hand in
+    play (rule 19). Otherwise every page watching the table shows it."""
+    text = " ".join((text or "").split())
+    if not text:
+        raise refuse("chat_empty")
+    if len(text) > CHAT_LENGTH:
+        raise refuse("chat_too_long", length=CHAT_LENGTH)
+    with transaction.atomic():
+        at = Table.objects.filter(tournament_id=tournament_id, number=table, broken_at=None).first()
+        if at is None:
+            raise refuse("no_such_table")
+        if not Entry.objects.filter(table=at, player=player, status=EntryStatus.ACTIVE).exists():
+            raise refuse("chat_not_seated")
+        mute = ChatMute.objects.filter(player=player, until__gt=now).order_by("-until").first()
+        if mute is not None:
+            until = timezone.localtime(mute.until).strftime("%Y-%m-%d %H:%M %Z")
+            raise refuse("chat_muted", until=until, reason=mute.reason)
+        recent = ChatMessage.objects.filter(player=player, created_at__gt=now - timedelta(seconds=RATE_SECONDS))
+        if recent.count() >= RATE_MESSAGES:
+            raise refuse("chat_too_fast")
+        held = _discusses_hand_in_play(at, text)
+        message = ChatMessage.objects.create(table=at, player=player, text=text, held=held, created_at=now)
+        if held:
+            audit_log(
+                action="tournaments.chat.held",
+                subject=message,
+                actor=player,
+                data={"tournament": tournament_id, "table": table, "text": text},
+            )
+        else:
+            record(TableChatted(tournament_id, table))
+    return Posted(message, held)
+
+
+def chat_shown(table: Table) -> list[ChatMessage]:
+    """The table's latest messages that went out, oldest first, with their senders."""
+    sent = ChatMessage.objects.filter(table=table, held=False).select_related("player").order_by("-created_at", "-pk")
+    return list(reversed(sent[:SHOWN]))
+
+
+def chat_mute(*, player: "User", minutes: int, reason: str, staff: "User", now: datetime) -> ChatMute:
+    """Staff mute `player` in every table chat for `minutes`, with a reason (audited)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    if not 1 <= minutes <= MUTE_MINUTES_MAX:
+        raise refuse("mute_minutes")
+    with transaction.atomic():
+        mute = ChatMute.objects.create(
+            player=player, until=now + timedelta(minutes=minutes), reason=reason[:200], staff=staff, created_at=now
+        )
+        audit_log(
+            action="tournaments.chat.muted",
+            subject=player,
+            actor=staff,
+            reason=reason[:200],
+            data={"until": mute.until.isoformat()},
+        )
+    return mute
+
+
+def _discusses_hand_in_play(table: Table, text: str) -> bool:
+    """Rule 19: does `text` use a card or hand word while a hand of three players or
+    more is in play at `table` (never in a heads-up event)?"""
+    if table.tournament.heads_up:
+        return False
+    seats = Hand.objects.filter(table=table, status=HandStatus.PLAYING).values_list("seats", flat=True).first()
+    if seats is None or len(seats) <= 2:
+        return False
+    words = sorted(ChatWord.objects.values_list("word", flat=True), key=len, reverse=True)
+    if not words:
+        return False
+    pattern = r"(?<!\w)(?:" + "|".join(re.escape(word) for word in words) + r")(?!\w)"
+    return re.search(pattern, text, flags=re.IGNORECASE) is not None
