@@ -1,18 +1,19 @@
-"""Conduct at the tables (rules 19 and 20): staff read any table's chat log, held
-messages included, and mute a player in every table chat for a while, with a
-reason. Staff only."""
+"""Conduct at the tables (rules 19, 20, 21): staff read any table's chat log, held
+messages included, mute a player in every table chat for a while, and move a seat
+to another account when the room decides to; each with a reason. Staff only."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from support.forms import ChatLogForm, MuteForm
+from support.forms import ChatLogForm, MuteForm, SeatTransferForm
 from support.views import player_or_404, staff_required
 from tournaments.models import ChatMessage, Table
 from tournaments.services.chat import chat_mute
 from tournaments.services.refusals import TournamentError
+from tournaments.services.seats import entry_transfer
 
 LOG_SHOWN = 500
 
@@ -57,3 +58,32 @@ def mute(request, pk: int):
     else:
         messages.error(request, _("Give the minutes (1 to 43,200) and a reason."))
     return redirect("support:player", pk=player.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def seat_transfer(request):
+    """Rule 21: a seat in play moves to another account, by staff's decision with a reason."""
+    form = SeatTransferForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            entry_transfer(
+                tournament_id=data["tournament"],
+                source=data["source"],
+                target=data["target"],
+                actor=request.user,
+                reason=data["reason"],
+                now=timezone.now(),
+            )
+        except TournamentError as refused:
+            form.add_error(None, refused.message)
+        else:
+            messages.success(
+                request,
+                _("%(source)s's seat in tournament #%(tournament)s is now %(target)s's.")
+                % {"source": data["source"], "target": data["target"], "tournament": data["tournament"]},
+            )
+            return redirect("support:seat_transfer")
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "support/seat_transfer.html", {"form": form}, status=status)

@@ -7,6 +7,7 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -126,3 +127,26 @@ class MuteForm(forms.Form):
 class ChatLogForm(forms.Form):
     tournament = forms.IntegerField(label=_("Tournament #"), min_value=1)
     table = forms.IntegerField(label=_("Table"), min_value=1)
+
+
+class SeatTransferForm(forms.Form):
+    tournament = forms.IntegerField(label=_("Tournament #"), min_value=1)
+    source = forms.CharField(label=_("From (username)"), max_length=150)
+    target = forms.CharField(label=_("To (username)"), max_length=150)
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=200,
+        help_text=_("The serious cause, beyond the player's control, that the room has verified (rule 21)."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        users = get_user_model()
+        for field in ("source", "target"):
+            if field in data:
+                user = users.objects.filter(username=data[field].strip()).first()
+                if user is None:
+                    self.add_error(field, _("No account has this username."))
+                else:
+                    data[field] = user
+        return data

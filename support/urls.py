@@ -14,4 +14,5 @@ urlpatterns = [
     path("players/<int:pk>/tickets/", views.ticket, name="ticket"),
     path("players/<int:pk>/mute/", conduct_views.mute, name="mute"),
     path("chat/", conduct_views.chat_log, name="chat_log"),
+    path("seats/", conduct_views.seat_transfer, name="seat_transfer"),
 ]

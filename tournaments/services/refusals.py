@@ -82,6 +82,12 @@ REFUSALS = {
     "chat_muted": gettext_lazy("Support has muted you in the chat until %(until)s: %(reason)s"),
     "chat_too_fast": gettext_lazy("You are writing too fast: wait a few seconds."),
     "mute_minutes": gettext_lazy("Mute for 1 minute to 30 days."),
+    # Seat transfers (rule 21).
+    "transfer_same": gettext_lazy("A seat can only move to another account."),
+    "transfer_no_seat": gettext_lazy("That player has no seat in play in this tournament."),
+    "transfer_target_entered": gettext_lazy(
+        "That account is entered in this tournament already: one entry per player (rule 9)."
+    ),
     # Deals (rule 23).
     "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
     "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),
