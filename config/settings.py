@@ -245,6 +245,9 @@ CELERY_BEAT_SCHEDULE = {
 # second: its bots think longer, so the clocks' ticks are not queued behind them.
 TABLE_BOT_SECONDS = env_float("TABLE_BOT_SECONDS", default=4.0 if EMBEDDED else 1.5)
 TABLE_HAND_GAP_SECONDS = env_float("TABLE_HAND_GAP_SECONDS", default=3.0)
+# A turn this long past its deadline has lost its worker (rule 22): an event whose
+# policy says so rolls its hand back (Tournament.crash_policy). Far above any queue.
+TABLE_STALLED_SECONDS = env_float("TABLE_STALLED_SECONDS", default=30.0)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -34,6 +34,13 @@ class EntryKind(models.TextChoices):
     TICKET_ONLY = EntryKindRule.TICKET_ONLY.value, _("Ticket only")
 
 
+class CrashPolicy(models.TextChoices):
+    """Rule 22: what a hand stalled by a lost server process does."""
+
+    PLAY_ON = "play_on", _("The hand goes on from its record")
+    ROLL_BACK = "roll_back", _("The hand is rolled back and dealt again")
+
+
 class BreakPolicyKind(models.TextChoices):
     NONE = BreakKind.NONE.value, _("No breaks")
     SYNCHRONISED = BreakKind.SYNCHRONISED.value, _("Synchronised at :55")
@@ -292,6 +299,17 @@ class Tournament(models.Model):
     )
     time_bank_refill_seconds = models.PositiveSmallIntegerField(
         _("time bank refill each level (seconds)"), default=5, validators=[MaxValueValidator(600)]
+    )
+    # Rule 22: a hand whose turn stalled well past its deadline lost its worker.
+    crash_policy = models.CharField(
+        _("after a server problem"),
+        max_length=9,
+        choices=CrashPolicy.choices,
+        default=CrashPolicy.PLAY_ON,
+        help_text=_(
+            "What happens to a hand stalled by a lost server process: it goes on from its record, "
+            "or it is rolled back and dealt again (every player's chips as they were at its start)."
+        ),
     )
     ends_when_prizes_equal = models.BooleanField(
         _("ends when every player left wins the same"),

@@ -7,6 +7,7 @@ from functools import partial
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
@@ -170,4 +171,5 @@ def hands_sweep() -> int:
     """The turns and reports whose task was lost with its worker: a turn well past its
     deadline, a hand finished a while ago and not yet given to the floor."""
     now = timezone.now()
-    return tables.hands_catch_up(now=now, before=now - LOST_AFTER)
+    stalled = now - timedelta(seconds=settings.TABLE_STALLED_SECONDS)
+    return tables.hands_catch_up(now=now, before=now - LOST_AFTER, stalled_before=stalled)

@@ -16,11 +16,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TablesChanged
-from tournaments.models import UNDER_WAY, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.models import UNDER_WAY, CrashPolicy, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
@@ -35,12 +36,15 @@ from tournaments.services.hands import (
     hand_turn,
     replay,
 )
-from tournaments.services.refusals import refuse
+from tournaments.services.refusals import TournamentError, refuse
 
 if TYPE_CHECKING:
     from accounts.models import User
 
 logger = logging.getLogger(__name__)
+
+# What players and the audit log read of a hand rolled back by the room's policy.
+STALLED_REASON = "Server problem: the hand stopped when a server process was lost (rule 22)."
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
 # than holding every hand up for his whole allowance.
@@ -170,12 +174,23 @@ def _won(row: Hand) -> dict[int, int]:
     return {entry_of(row, seat): result[seat] - start[seat] for seat in result}
 
 
-def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None = None, bots_wait: bool = True) -> int:
+def hands_catch_up(
+    *,
+    now: datetime,
+    before: datetime,
+    tournament_id: int | None = None,
+    bots_wait: bool = True,
+    stalled_before: datetime | None = None,
+) -> int:
     """Every turn whose deadline passed by `before` is played and every hand finished
     by then reported, once each (the sweep after a lost task; unless `bots_wait`, a
-    bot tournament played without a clock of its own). Returns how many were done."""
+    bot tournament played without a clock of its own). A hand whose turn was due by
+    `stalled_before` has lost its worker (rule 22): in an event whose policy says so
+    it is rolled back instead. Returns how many were done."""
     hands = Hand.objects.all() if tournament_id is None else Hand.objects.filter(tournament_id=tournament_id)
     done = 0
+    if stalled_before is not None:
+        done += _roll_back_stalled(hands, stalled_before, now)
     # The tournaments with a hand to report: those whose turns are played here, and
     # those with a hand finished by `before`; each reports all its finished hands at once.
     reporting = set()
@@ -190,6 +205,24 @@ def hands_catch_up(*, now: datetime, before: datetime, tournament_id: int | None
     for tournament in sorted(reporting):
         done += len(hands_report(tournament_id=tournament, now=now))
     return done
+
+
+def _roll_back_stalled(hands: "QuerySet[Hand]", stalled_before: datetime, now: datetime) -> int:
+    """The stalled hands of events that roll back after a server problem, rolled back."""
+    stalled = hands.filter(
+        status=HandStatus.PLAYING,
+        deadline_at__lte=stalled_before,
+        tournament__crash_policy=CrashPolicy.ROLL_BACK,
+    ).values_list("tournament_id", "table__number")
+    rolled = 0
+    for tournament_id, number in sorted(set(stalled)):
+        try:
+            rolled += len(
+                hands_roll_back(tournament_id=tournament_id, table=number, actor=None, reason=STALLED_REASON, now=now)
+            )
+        except TournamentError:
+            continue  # it went on meanwhile, or the event ended
+    return rolled
 
 
 def hands_check_down(*, tournament_id: int, now: datetime) -> None:
