@@ -87,6 +87,12 @@ def tournaments_named(groups: Sequence[str]) -> set[int]:
     return {int(of) for shared in named if shared and (of := shared["tournament"] or shared["table_of"])}
 
 
+def tables_named(groups: Sequence[str]) -> list[tuple[int, int]]:
+    """The (tournament, table) of each table's group among `groups`."""
+    named = [_SHARED.match(group) for group in groups]
+    return [(int(m["table_of"]), int(m["table"])) for m in named if m and m["table_of"]]
+
+
 def listened_key(group: str) -> str:
     return f"live:listened:{group}"
 

@@ -287,7 +287,18 @@ class TournamentAdmin(admin.ModelAdmin):
         ),
         (_("Satellite"), {"fields": ("satellite_target", "satellite_seats", "ends_when_prizes_equal")}),
         (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at")}),
-        (_("Time to act (rule 18)"), {"fields": ("action_seconds", "time_bank_seconds", "time_bank_refill_seconds")}),
+        (
+            _("Time to act (rule 18)"),
+            {
+                "fields": (
+                    "action_seconds",
+                    "time_bank_seconds",
+                    "time_bank_refill_seconds",
+                    "disconnect_extra_seconds",
+                    "disconnect_extra_from",
+                )
+            },
+        ),
         (_("Server problems (rule 22)"), {"fields": ("crash_policy",)}),
         (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner", "deal_paid_at_bust")}),
         (_("Formats"), {"fields": ("heads_up", "shootout")}),

@@ -14,8 +14,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from live import sending
-from live.groups import keep_listened, mark_listened, may_join, tournaments_named
-from tournaments.models import Tournament
+from live.groups import keep_listened, mark_listened, may_join, tables_named, tournaments_named
+from live.outbox import record
+from live.presence import keep_present, mark_absent, mark_present
+from tournaments.events import TablesChanged
+from tournaments.models import Entry, EntryStatus, Tournament
 
 # The close code of a refused subscription (the handshake itself gets HTTP 403).
 FORBIDDEN = 4403
@@ -34,14 +37,28 @@ class LiveConsumer(AsyncWebsocketConsumer):
         await mark_listened(wanted)  # before joining: a delivery that finds a group unheard has nobody to miss
         for group in wanted:
             await self.channel_layer.group_add(group, self.channel_name)
+        user = self.scope.get("user")
+        # A player seated at a table he watches is connected there (rule 18), from the
+        # moment his socket is open.
+        if user is not None and user.is_authenticated:
+            self.seated_at = await self._seated_at(user.pk, wanted)
+            if self.seated_at is not None:
+                await mark_present(user.pk)
         await self.accept()
         self._marking = asyncio.create_task(keep_listened(wanted))
+        if getattr(self, "seated_at", None) is not None:
+            self._presence = asyncio.create_task(keep_present(user.pk))
+            await self._table_changed(self.seated_at)
 
     async def disconnect(self, code):
-        if marking := getattr(self, "_marking", None):
-            marking.cancel()
+        for task in (getattr(self, "_marking", None), getattr(self, "_presence", None)):
+            if task is not None:
+                task.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        if (seated_at := getattr(self, "seated_at", None)) is not None:
+            await mark_absent(self.scope["user"].pk)
+            await self._table_changed(seated_at)
 
     async def dispatch(self, message):
         # Channels' dispatch closes stale database connections first, in a thread of
@@ -58,3 +75,19 @@ class LiveConsumer(AsyncWebsocketConsumer):
     @database_sync_to_async
     def _tournaments_exist(self, ids: set[int]) -> bool:
         return Tournament.objects.filter(pk__in=ids).count() == len(ids)
+
+    @database_sync_to_async
+    def _seated_at(self, user_id: int, groups: list[str]) -> tuple[int, int] | None:
+        """The (tournament, table) of the tables' groups joined where the player is seated."""
+        for tournament_id, number in tables_named(groups):
+            seated = Entry.objects.filter(
+                tournament_id=tournament_id, player_id=user_id, status=EntryStatus.ACTIVE, table__number=number
+            )
+            if seated.exists():
+                return tournament_id, number
+        return None
+
+    @database_sync_to_async
+    def _table_changed(self, table: tuple[int, int]) -> None:
+        """The table shows the player connected or not."""
+        record(TablesChanged(table[0], (table[1],)))

@@ -34,6 +34,14 @@ class EntryKind(models.TextChoices):
     TICKET_ONLY = EntryKindRule.TICKET_ONLY.value, _("Ticket only")
 
 
+class ExtraTimeStage(models.TextChoices):
+    """Rule 18.2: from when disconnect extra time is given."""
+
+    START = "start", _("The start")
+    FINAL_TWO_TABLES = "final_two_tables", _("The final two tables")
+    IN_THE_MONEY = "in_the_money", _("In the money")
+
+
 class CrashPolicy(models.TextChoices):
     """Rule 22: what a hand stalled by a lost server process does."""
 
@@ -299,6 +307,22 @@ class Tournament(models.Model):
     )
     time_bank_refill_seconds = models.PositiveSmallIntegerField(
         _("time bank refill each level (seconds)"), default=5, validators=[MaxValueValidator(600)]
+    )
+    # Rule 18.2: a player disconnected when his time runs out gets this once, from a stage on.
+    disconnect_extra_seconds = models.PositiveSmallIntegerField(
+        _("disconnect extra time (seconds)"),
+        default=0,
+        validators=[MaxValueValidator(600)],
+        help_text=_(
+            "Real-money events: once per tournament, a player whose connection is lost when his time runs out "
+            "gets this much more before the time-out acts. 0: none."
+        ),
+    )
+    disconnect_extra_from = models.CharField(
+        _("disconnect extra time from"),
+        max_length=16,
+        choices=ExtraTimeStage.choices,
+        default=ExtraTimeStage.IN_THE_MONEY,
     )
     # Rule 22: a hand whose turn stalled well past its deadline lost its worker.
     crash_policy = models.CharField(
@@ -579,6 +603,7 @@ class Entry(models.Model):
     # Rule 18: the time bank left when last used, and the level it was last refilled at.
     time_bank_ms = models.PositiveIntegerField(null=True, blank=True, editable=False)
     time_bank_level = models.PositiveSmallIntegerField(default=0, editable=False)
+    disconnect_extra_used = models.BooleanField(default=False, editable=False)  # rule 18.2: once
 
     class Meta:
         verbose_name_plural = "entries"
@@ -672,6 +697,7 @@ class Hand(models.Model):
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
     turn_started_at = models.DateTimeField(null=True, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True)
+    extra_time = models.BooleanField(default=False)  # the turn's deadline includes disconnect extra time
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)

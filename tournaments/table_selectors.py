@@ -10,6 +10,7 @@ for that player.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from live.presence import connected
 from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.hands import Legal
@@ -32,6 +33,7 @@ class SeatState:
     to_act: bool = False
     cards: tuple[str, ...] = ()  # shown down only
     won: int = 0
+    away: bool = False  # a person seated here with no page open at the table (rule 18)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class TableState:
     board: tuple[str, ...] = ()
     pot: int = 0
     deadline_at: datetime | None = None
+    extra_time: bool = False  # the countdown is a disconnected player's extra time (rule 18.2)
     recent: list[HandResultView] = field(default_factory=list)
 
 
@@ -86,12 +89,13 @@ class OwnSeat:
 def table_hand(tournament: Tournament, table: Table) -> TableState:
     """The table as anyone watching sees it: the hand in play (or the last one) with
     nobody's hole cards but those shown down."""
-    seated = {
-        seat: (name, chips, sitting_out)
-        for seat, name, chips, sitting_out in Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list(
-            "seat", "player__screen_name", "chips", "sitting_out"
-        )
-    }
+    rows = Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list(
+        "seat", "player__screen_name", "chips", "sitting_out", "player_id", "player__is_bot"
+    )
+    seated = {seat: (name, chips, sitting_out) for seat, name, chips, sitting_out, _, _ in rows}
+    people = {seat: player for seat, _, _, _, player, is_bot in rows if not is_bot}
+    here = connected(people.values())
+    away = {seat for seat, player in people.items() if player not in here}
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
     # A rolled-back hand is not shown as the one in play: nothing it did stands.
     current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
@@ -122,11 +126,14 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
                     to_act=current.status == HandStatus.PLAYING and current.to_act == number,
                     cards=shown.get(number, ()),
                     won=won.get(number, 0),
+                    away=number in away,
                 )
             )
         elif number in seated:
             name, chips, sitting_out = seated[number]
-            seats.append(SeatState(number, name, chips, role=roles.get(number, ""), sitting_out=sitting_out))
+            seats.append(
+                SeatState(number, name, chips, role=roles.get(number, ""), sitting_out=sitting_out, away=number in away)
+            )
         else:
             seats.append(SeatState(number))
     recent = [_result_view(hand, names) for hand in hands if hand.status != HandStatus.PLAYING][:RECENT_HANDS]
@@ -139,6 +146,7 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
         board=played.board if played else (),
         pot=played.pot_total if played and current and current.status == HandStatus.PLAYING else 0,
         deadline_at=current.deadline_at if current and current.status == HandStatus.PLAYING else None,
+        extra_time=bool(current and current.status == HandStatus.PLAYING and current.extra_time),
         recent=recent,
     )
 

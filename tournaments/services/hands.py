@@ -182,7 +182,7 @@ def hand_turn(
     seat = hand.to_act
     assert seat is not None
     entry = players[entry_of(row, seat)]
-    row.to_act, row.turn_started_at = seat, now
+    row.to_act, row.turn_started_at, row.extra_time = seat, now, False
     if entry.sitting_out:
         row.deadline_at = now
     elif entry.player.is_bot:

@@ -12,7 +12,7 @@ import random
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -20,11 +20,23 @@ from django.db.models import QuerySet
 
 from audit.services import audit_log
 from live.outbox import record
+from live.presence import connected
 from tournaments.events import TablesChanged
-from tournaments.models import UNDER_WAY, CrashPolicy, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.models import (
+    UNDER_WAY,
+    CrashPolicy,
+    Entry,
+    EntryStatus,
+    ExtraTimeStage,
+    Hand,
+    HandStatus,
+    Table,
+    Tournament,
+)
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.selectors import tournament_payouts
 from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
     entry_of,
@@ -37,6 +49,7 @@ from tournaments.services.hands import (
     replay,
 )
 from tournaments.services.refusals import TournamentError, refuse
+from wallet.models import Currency
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -121,8 +134,10 @@ def hand_due(
         if now < row.deadline_at:
             hand_queue(row)  # a worker whose clock runs behind the one that queued it
             return False
-        hand = hand_resume(row)
         players = hand_players(row)
+        if _disconnect_extra_time(row, table, players, now):
+            return True
+        hand = hand_resume(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
         # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
         _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
@@ -327,6 +342,46 @@ def _locked(hand_id: int) -> tuple[Hand, Table]:
     return Hand.objects.get(pk=hand_id), table
 
 
+def _disconnect_extra_time(row: Hand, table: Table, players: Mapping[int, Entry], now: datetime) -> bool:
+    """Rule 18.2: a person whose time has run out while his page is not open at the
+    table gets the event's disconnect extra time, once per tournament, in a
+    real-money event from its stage on: his deadline moves, and the table shows it.
+    Whether it did."""
+    assert row.to_act is not None
+    entry = players[entry_of(row, row.to_act)]
+    if entry.player.is_bot or entry.sitting_out or entry.disconnect_extra_used or row.extra_time:
+        return False
+    tournament = Tournament.objects.get(pk=row.tournament_id)
+    if not tournament.disconnect_extra_seconds or tournament.pool_currency == Currency.TMONEY:
+        return False
+    if connected([entry.player_id]) or not _extra_time_stage(tournament, now):
+        return False
+    row.deadline_at = now + timedelta(seconds=tournament.disconnect_extra_seconds)
+    row.extra_time = True
+    row.save(update_fields=["deadline_at", "extra_time"])
+    entry.disconnect_extra_used = True
+    entry.save(update_fields=["disconnect_extra_used"])
+    audit_log(
+        action="tournaments.hand.disconnect_extra_time",
+        subject=entry,
+        data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
+    )
+    hand_queue(row)
+    record(TablesChanged(row.tournament_id, (table.number,)))
+    return True
+
+
+def _extra_time_stage(tournament: Tournament, now: datetime) -> bool:
+    """Has the event reached the stage from which disconnect extra time is given?"""
+    if tournament.disconnect_extra_from == ExtraTimeStage.START:
+        return True
+    left = Entry.objects.filter(tournament=tournament, status=EntryStatus.ACTIVE).count()
+    if tournament.disconnect_extra_from == ExtraTimeStage.FINAL_TWO_TABLES:
+        return left <= 2 * tournament.table_size
+    paid = sum(1 for prize in tournament_payouts(tournament, now=now).places if prize > 0)
+    return left <= paid
+
+
 def _bank_spend(row: Hand, entry: Entry, tournament: Tournament, now: datetime) -> None:
     """What the player used of his time bank beyond the action time (rule 18)."""
     if row.turn_started_at is None:
@@ -381,7 +436,18 @@ def _go_on(
     while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
         _auto_act(row, hand, players, rng, timed_out=False)
         hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
-    row.save(update_fields=["actions", "status", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"])
+    row.save(
+        update_fields=[
+            "actions",
+            "status",
+            "to_act",
+            "turn_started_at",
+            "deadline_at",
+            "extra_time",
+            "result",
+            "ended_at",
+        ]
+    )
     hand_keep(row, hand)
     if queue or row.status != HandStatus.FINISHED:
         hand_queue(row)

@@ -1,0 +1,132 @@
+"""Who is connected at a table, and Disconnect Extra Time (rule 18): a seated
+player's socket on his table's group shows him connected; a person whose time runs
+out while he is not gets the event's extra time once, in real-money events from its
+stage on, and the table counts it down."""
+
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.test import Client
+
+from audit.models import AuditEntry
+from tests.integration.test_live import closed, opened, session_cookie
+from tests.tables import in_play, started
+from tournaments.models import Entry, EntryKind, ExtraTimeStage, Hand, HandStatus
+from tournaments.services.hands import entry_of
+from tournaments.services.tables import hand_due
+from wallet.models import Currency
+
+EXTRA = 60
+
+
+def table_page(tournament) -> str:
+    return Client().get(f"/tournaments/{tournament.pk}/tables/1/").text
+
+
+def to_act(row: Hand) -> Entry:
+    return Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act))
+
+
+def time_out(row: Hand) -> Hand:
+    """The worker at the turn's deadline."""
+    hand_due(hand_id=row.pk, at=len(row.actions), now=row.deadline_at)
+    row.refresh_from_db()
+    return row
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_seated_player_s_socket_at_his_table_shows_him_connected_and_closing_it_disconnected():
+    tournament, entries = started([1000, 1000, 1000])
+    player = entries[0].player
+    group = f"table-{tournament.pk}-1.en"
+    assert table_page(tournament).count("Disconnected") == 3  # nobody has the table open
+
+    cookie = session_cookie(player)
+
+    async def connected_then_closed() -> tuple[str, str]:
+        socket = await opened(group, cookie)
+        watcher = await opened(group)  # a spectator's socket marks nobody
+        assert socket.connected
+        assert watcher.connected
+        while_open = await sync_to_async(table_page)(tournament)
+        await closed(socket, watcher)
+        return while_open, await sync_to_async(table_page)(tournament)
+
+    while_open, after = async_to_sync(connected_then_closed)()
+
+    assert while_open.count("Disconnected") == 2
+    assert after.count("Disconnected") == 3
+
+
+@pytest.mark.django_db
+def test_a_disconnected_player_gets_the_extra_time_once_and_then_times_out():
+    tournament, _ = started(
+        [1000, 1000, 1000], disconnect_extra_seconds=EXTRA, disconnect_extra_from=ExtraTimeStage.START
+    )
+    row = in_play(tournament)
+    late = to_act(row)
+    deadline = row.deadline_at
+
+    row = time_out(row)
+
+    assert row.actions == []  # not folded
+    assert row.extra_time
+    assert row.deadline_at == deadline + timedelta(seconds=EXTRA)
+    assert "Disconnect extra time" in table_page(tournament)
+    assert AuditEntry.objects.get(action="tournaments.hand.disconnect_extra_time").data["seconds"] == EXTRA
+    late.refresh_from_db()
+    assert late.disconnect_extra_used
+
+    row = time_out(row)  # the extra time runs out too
+
+    assert len(row.actions) == 1
+    assert not row.extra_time
+    # Once per tournament: his next time-out acts at once.
+    Entry.objects.filter(pk=late.pk).update(sitting_out=False)
+    while row.status == HandStatus.PLAYING and to_act(row).pk != late.pk:
+        row = time_out(row)
+    if row.status == HandStatus.PLAYING:
+        before = len(row.actions)
+        assert len(time_out(row).actions) == before + 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"disconnect_extra_seconds": 0},  # the event gives none
+        {"entry_kind": EntryKind.TMONEY, "currency": Currency.TMONEY},  # not a real-money event
+        {"disconnect_extra_from": ExtraTimeStage.IN_THE_MONEY},  # three players left, fewer paid
+    ],
+)
+def test_no_extra_time_when_the_event_gives_none_here(fields):
+    fields = {"disconnect_extra_seconds": EXTRA, "disconnect_extra_from": ExtraTimeStage.START} | fields
+    tournament, _ = started([1000, 1000, 1000], **fields)
+    row = in_play(tournament)
+
+    row = time_out(row)
+
+    assert len(row.actions) == 1
+    assert not AuditEntry.objects.filter(action="tournaments.hand.disconnect_extra_time").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connected_player_who_runs_out_of_time_gets_no_extra_time():
+    tournament, _ = started(
+        [1000, 1000, 1000], disconnect_extra_seconds=EXTRA, disconnect_extra_from=ExtraTimeStage.START
+    )
+    row = in_play(tournament)
+    cookie = session_cookie(to_act(row).player)
+
+    async def timed_out_while_connected() -> Hand:
+        socket = await opened(f"table-{tournament.pk}-1.en", cookie)
+        assert socket.connected
+        result = await sync_to_async(time_out)(row)
+        await closed(socket)
+        return result
+
+    row = async_to_sync(timed_out_while_connected)()
+
+    assert len(row.actions) == 1
+    assert not row.extra_time
