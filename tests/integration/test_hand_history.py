@@ -185,3 +185,20 @@ def test_my_tournaments_and_the_top_bar_link_to_the_history(client, player):
     text = client.get(reverse("lobby:my_tournaments")).text
 
     assert text.count(f'href="{reverse("lobby:my_hands")}"') == 2
+
+
+def test_the_history_and_the_replayer_speak_danish(client):
+    tournament, (alice, *_) = started([1000, 1000, 1000])
+    row = fold_round(in_play(tournament))
+    client.force_login(alice.player)
+
+    history_path, hand_path = reverse("lobby:my_hands"), reverse("lobby:hand", args=[tournament.pk, row.pk])
+
+    text = client.get(f"/da{history_path}").text
+    page = client.get(f"/da{hand_path}").text
+
+    assert "Mine hænder" in text
+    assert "Genafspilning" in page
+    steps = replayer_data(page)["steps"]
+    assert (steps[0]["street"], steps[0]["said"]) == ("Før floppet", "Kortene er givet.")
+    assert "folder" in steps[1]["said"]
