@@ -80,8 +80,10 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
 def my_hands(request: HttpRequest) -> HttpResponse:
     """The signed-in player's hands in every tournament, newest first (it takes no id:
     never anyone else's), each with his own cards only."""
-    page = Paginator(hand_list_for_player(request.user.pk), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "lobby/my_hands.html", {"page": page, "lines": hand_lines(list(page), request.user.pk)})
+    player_id = request.user.pk
+    assert player_id is not None  # login_required
+    page = Paginator(hand_list_for_player(player_id), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "lobby/my_hands.html", {"page": page, "lines": hand_lines(list(page), player_id)})
 
 
 @require_GET
