@@ -2,6 +2,7 @@
 a board run out a street at a time, and the award; never a hole card."""
 
 import json
+from dataclasses import replace
 
 from tests.decks import deck_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, hole_positions
@@ -64,3 +65,18 @@ def test_no_step_holds_a_hole_card():
     text = json.dumps([step.to_json() for step in steps])
     assert not any(card in text for card in holes)
     assert steps[-1].street == "showdown"
+
+
+def test_a_short_big_blind_is_all_in_and_every_step_keeps_every_chip():
+    # Seat 2 has 15 chips for the 100 big blind: he is all in, the others still call 100.
+    short = replace(SETUP, stacks={1: 1000, 2: 15, 3: 1000})
+    actions = [Action(3, CC), Action(1, CC)] + [Action(1, CC), Action(3, CC)] * 3
+
+    steps = hand_steps(short, DECK, actions)
+
+    dealt = steps[0].seats[1]
+    assert (dealt.stack, dealt.bet, dealt.all_in) == (0, 15, True)
+    assert steps[2].pots == (45, 170)  # what he can win; the others' side pot
+    for step in steps[:-1]:
+        assert sum(seat.stack + seat.bet for seat in step.seats) + sum(step.pots) == 2015
+    assert sum(seat.stack for seat in steps[-1].seats) == 2015
