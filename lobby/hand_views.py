@@ -1,19 +1,32 @@
 """Hand histories and provably fair dealing: a finished hand's page shows how it was
 played, and the proof of the deck whose commitment the table showed before the cards
 were dealt (every card's hash, each card the viewer may see with its salt);
-histories download in PHH (the open hand-history format). Nobody sees a hole card
-that was not shown down, except his own."""
+histories download in PHH (the open hand-history format). A finished hand's page
+carries its replayer's steps (tournaments.rules.replayer), and a player has his
+history of every hand he played. Nobody sees a hole card that was not shown down,
+except his own."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext, pgettext
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from lobby.templatetags.poker import card, card_colour
+from tournaments.hand_selectors import hand_lines, hand_list_for_player
 from tournaments.models import Entry, Hand, HandStatus, Table, Tournament
-from tournaments.rules.hands import deck_commitment, deck_proof
+from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
+from tournaments.rules.replayer import SeatStep, Step, hand_steps
 from tournaments.services.hands import replay
+from tournaments.templatetags.chips import chips
 
 FINISHED = [HandStatus.FINISHED, HandStatus.REPORTED]
+HISTORY_PAGE_SIZE = 50
 
 
 @require_GET
@@ -35,21 +48,23 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
         for position in played.hole_positions(int(seat))
     }
     proof = deck_proof(deck, hand.salt, hidden) if over else []
+    players = [
+        {
+            "seat": int(seat),
+            "name": names.get(int(entry), ""),
+            "start": hand.setup["stacks"][seat],
+            "cards": played.hole_cards(int(seat)) if int(seat) == viewer or seat in shown else (),
+            "end": (hand.result or {}).get("stacks", {}).get(seat),
+        }
+        for seat, entry in sorted(hand.seats.items(), key=lambda item: int(item[0]))
+    ]
     context = {
         "tournament": hand.tournament,
         "hand": hand,
         "over": over,
         "board": played.board,
-        "players": [
-            {
-                "seat": int(seat),
-                "name": names.get(int(entry), ""),
-                "start": hand.setup["stacks"][seat],
-                "cards": played.hole_cards(int(seat)) if int(seat) == viewer or seat in shown else (),
-                "end": (hand.result or {}).get("stacks", {}).get(seat),
-            }
-            for seat, entry in sorted(hand.seats.items(), key=lambda item: int(item[0]))
-        ],
+        "players": players,
+        "replayer": _replayer(hand, players) if over else None,
         "actions": [(names.get(int(hand.seats[str(action.seat)]), ""), action) for action in played.actions],
         "proof": proof,
         "hashes": "".join(card.hash for card in proof),
@@ -57,6 +72,18 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
         "verified": over and deck_commitment(deck, hand.salt) == hand.commitment,
     }
     return render(request, "lobby/hand.html", context)
+
+
+@never_cache  # someone's own cards: no shared or back-button copies
+@require_GET
+@login_required
+def my_hands(request: HttpRequest) -> HttpResponse:
+    """The signed-in player's hands in every tournament, newest first (it takes no id:
+    never anyone else's), each with his own cards only."""
+    player_id = request.user.pk
+    assert player_id is not None  # login_required
+    page = Paginator(hand_list_for_player(player_id), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "lobby/my_hands.html", {"page": page, "lines": hand_lines(list(page), player_id)})
 
 
 @require_GET
@@ -122,3 +149,98 @@ def _phh(hands: list[Hand], *, viewer_entries: set[int], name: str) -> HttpRespo
     response = HttpResponse("\n\n".join(texts), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+def _replayer(hand: Hand, players: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The replayer's data for a finished hand: its steps built from its record
+    (setup, deck, actions: what its PHH is written from, see tournaments.rules.replayer)
+    and each seat with the cards `players` (as this page's viewer may see them)
+    show. No step holds a hole card; no other hole card is in here."""
+    deck = [hand.deck[i : i + 2] for i in range(0, len(hand.deck), 2)]
+    steps = hand_steps(HandSetup.from_json(hand.setup), deck, [Action.from_json(data) for data in hand.actions])
+    names = {player["seat"]: player["name"] for player in players}
+    return {
+        "seats": [
+            {"seat": player["seat"], "name": player["name"], "cards": [_card(code) for code in player["cards"]]}
+            for player in players
+        ],
+        "steps": [_step(step, before, names) for before, step in zip([None, *steps], steps, strict=False)],
+    }
+
+
+def _step(step: Step, before: Step | None, names: Mapping[int, str]) -> dict[str, Any]:
+    """One step as the replayer shows it: chips and cards written out, in words."""
+    return {
+        "street": _street_label(step.street),
+        "board": [_card(code) for code in step.board],
+        "pots": [chips(pot) for pot in step.pots],
+        "pot": chips(sum(step.pots) + sum(seat.bet for seat in step.seats)),
+        "seats": [
+            {
+                "seat": seat.seat,
+                "stack": chips(seat.stack),
+                "bet": chips(seat.bet) if seat.bet else "",
+                "note": _seat_note(seat),
+                "folded": seat.folded,
+            }
+            for seat in step.seats
+        ],
+        "pots_text": ", ".join(
+            (gettext("main pot %(chips)s") if place == 0 else gettext("side pot %(chips)s")) % {"chips": chips(pot)}
+            for place, pot in enumerate(step.pots)
+        )
+        if len(step.pots) > 1
+        else "",
+        "said": _said(step, before, names),
+        "to_act": names.get(step.to_act, "") if step.to_act is not None else "",
+    }
+
+
+def _seat_note(seat: SeatStep) -> str:
+    if seat.won:
+        return gettext("wins %(chips)s") % {"chips": chips(seat.won)}
+    if seat.folded:
+        return gettext("folded")
+    return gettext("all in") if seat.all_in else ""
+
+
+def _card(code: str) -> dict[str, str]:
+    return {"text": card(code), "colour": card_colour(code)}
+
+
+def _street_label(street: str) -> str:
+    return {
+        "preflop": pgettext("betting round", "Before the flop"),
+        "flop": pgettext("betting round", "Flop"),
+        "turn": pgettext("betting round", "Turn"),
+        "river": pgettext("betting round", "River"),
+        "showdown": pgettext("betting round", "Showdown"),
+    }[street]
+
+
+def _said(step: Step, before: Step | None, names: Mapping[int, str]) -> str:
+    """What happened at `step`, in words: the action, a street dealt, the award."""
+    if step.winners:
+        return "; ".join(
+            gettext("%(name)s wins %(chips)s") % {"name": names.get(seat, ""), "chips": chips(won)}
+            for seat, won in sorted(step.winners.items())
+        )
+    action = step.action
+    if action is None:
+        return gettext("The cards are dealt.") if before is None else gettext("Everyone is all in: the board is dealt.")
+    assert before is not None  # every action follows the deal's step
+    name = names.get(action.seat, "")
+    if action.kind is ActionKind.FOLD:
+        return gettext("%(name)s folds") % {"name": name}
+    if action.kind is ActionKind.BET_RAISE:
+        raised = any(seat.bet for seat in before.seats)
+        text = gettext("%(name)s raises to %(chips)s") if raised else gettext("%(name)s bets %(chips)s")
+        return text % {"name": name, "chips": chips(action.amount)}
+    paid = _stack(before, action.seat) - _stack(step, action.seat)
+    if paid:
+        return gettext("%(name)s calls %(chips)s") % {"name": name, "chips": chips(paid)}
+    return gettext("%(name)s checks") % {"name": name}
+
+
+def _stack(step: Step, seat: int) -> int:
+    return next(each.stack for each in step.seats if each.seat == seat)

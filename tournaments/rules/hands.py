@@ -358,6 +358,19 @@ def _bands(contributions: Sequence[int], live: Sequence[bool]) -> list[_Band]:
     return bands
 
 
+def hole_positions(setup: HandSetup, seat: int) -> tuple[int, ...]:
+    """Where the seat's hole cards lie in the deck (1 to 52): dealt one at a time
+    round the table, from the first seat after the button. No need to play the hand."""
+    index, count = setup.seats.index(seat), len(setup.stacks)
+    return tuple(round_ * count + index + 1 for round_ in range(GAMES[setup.game][0]))
+
+
+def pots_of(contributions: Sequence[int], live: Sequence[bool]) -> tuple[int, ...]:
+    """The main pot, then the side pots, that the chips each player (by index) has put
+    in make, `live` those still in; chips nobody still in matched are no pot."""
+    return tuple(band.amount for band in _bands(contributions, live) if band.eligible)
+
+
 class Hand:
     """One hand: `Hand.play(setup, deck, actions)` rebuilds it; `act` moves it on."""
 
@@ -479,10 +492,8 @@ class Hand:
         return tuple(self.deck[position - 1] for position in self.hole_positions(seat))
 
     def hole_positions(self, seat: int) -> tuple[int, ...]:
-        """Where the seat's hole cards lie in the deck (1 to 52): dealt one at a time
-        round the table."""
-        index, count = self._i(seat), len(self.seats)
-        return tuple(round_ * count + index + 1 for round_ in range(GAMES[self.setup.game][0]))
+        self._i(seat)
+        return hole_positions(self.setup, seat)
 
     def contributions(self) -> tuple[int, ...]:
         """What each player (by index) has really put in: never more than his chips."""

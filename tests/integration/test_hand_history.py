@@ -1,0 +1,204 @@
+"""A player's hand history and the replayer on a hand's page (issue 15): his hands
+alone, newest first and a page at a time, rolled-back hands marked; and neither the
+page nor the replayer's data holds a hole card that was not his or shown down."""
+
+import json
+import re
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from lobby.templatetags.poker import card
+from tests.tables import act, acting, in_play, prepare, started
+from tournaments.models import Hand, HandStatus
+from tournaments.rules.hands import ActionKind
+from tournaments.services.hands import replay
+from tournaments.services.tables import hand_report, hands_roll_back
+
+pytestmark = pytest.mark.django_db
+
+
+def fold_round(row: Hand) -> Hand:
+    """Everyone folds to the big blind; the floor has the result and deals again."""
+    while row.status == HandStatus.PLAYING:
+        row = act(row, ActionKind.FOLD)
+    assert hand_report(hand_id=row.pk, now=timezone.now())
+    return row
+
+
+def showdown(row: Hand, folder) -> Hand:
+    """`folder` folds; the other two go all in and show down."""
+    while row.status == HandStatus.PLAYING:
+        if acting(row).pk == folder.pk:
+            row = act(row, ActionKind.FOLD)
+            continue
+        hand = replay(row)
+        legal = hand.legal()
+        if legal.max_to is not None and legal.max_to > legal.call + hand.bet(legal.seat):
+            row = act(row, ActionKind.BET_RAISE, legal.max_to)
+        else:
+            row = act(row, ActionKind.CHECK_CALL)
+    return row
+
+
+def replayer_data(text: str) -> dict:
+    found = re.search(r'<script id="replayer-data" type="application/json">(.*?)</script>', text, re.S)
+    assert found, "no replayer on the page"
+    return json.loads(found.group(1))
+
+
+def history(client, page: int = 1) -> str:
+    response = client.get(reverse("lobby:my_hands"), {"page": page})
+    assert response.status_code == 200
+    return response.text
+
+
+def test_the_history_lists_his_hands_alone_with_his_cards_and_what_he_won_or_lost(client):
+    tournament, entries = started([1000] * 8, table_size=4)
+    alice = entries[0]
+    own = Hand.objects.get(pk=in_play_of(tournament, alice))
+    other = Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).exclude(pk=own.pk).get()
+    prepare(own, {alice: "AsKd"})
+    own, other = fold_round(own), fold_round(other)
+    client.force_login(alice.player)
+
+    text = history(client)
+
+    assert reverse("lobby:hand", args=[tournament.pk, own.pk]) in text
+    assert reverse("lobby:hand", args=[tournament.pk, other.pk]) not in text
+    assert card("As") in text
+    assert card("Kd") in text
+    played = replay(own)
+    others = {code for seat in own.seats if own.seats[seat] != alice.pk for code in played.hole_cards(int(seat))}
+    assert not {card(code) for code in others} & set(re.findall(r'playing-card \w+">([^<]+)<', text))
+    seat = next(seat for seat, entry in own.seats.items() if entry == alice.pk)
+    net = own.result["stacks"][seat] - own.setup["stacks"][seat]
+    assert (f"+{net:,}" if net > 0 else f"\N{MINUS SIGN}{-net:,}" if net < 0 else ">0<") in text
+
+
+def in_play_of(tournament, entry) -> int:
+    return next(
+        row.pk
+        for row in Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING)
+        if entry.pk in row.seats.values()
+    )
+
+
+def test_others_hole_cards_are_in_neither_the_page_nor_the_replayer_unless_shown_down(client):
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
+    row = showdown(row, folder=carol)
+    client.force_login(alice.player)
+
+    page = client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text
+    data = replayer_data(page)
+    data_text = json.dumps(data, ensure_ascii=False)
+
+    for seen in ("As", "Ah", "Ks", "Kh"):  # hers, and Bob's shown down
+        assert card(seen) in data_text
+    for hidden in ("Qs", "Qh"):  # Carol's, folded
+        assert card(hidden) not in page
+        assert card(hidden) not in data_text
+        assert hidden not in data_text
+    boards = {step["street"]: [shown["text"] for shown in step["board"]] for step in data["steps"]}
+    assert boards["Flop"] == [card("2c"), card("7d"), card("9h")]
+    assert boards["Turn"] == [*boards["Flop"], card("Js")]
+    assert boards["Showdown"] == [*boards["Turn"], card("3d")]
+    assert data["steps"][0]["said"] == "The cards are dealt."
+
+
+def test_a_spectator_sees_only_the_cards_shown_down(client):
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
+    row = showdown(row, folder=carol)
+
+    data = replayer_data(client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text)
+
+    shown = {tuple(c["text"] for c in seat["cards"]) for seat in data["seats"]}
+    assert shown == {(card("As"), card("Ah")), (card("Ks"), card("Kh")), ()}
+
+
+def test_a_hand_won_without_a_showdown_hides_every_hole_card_but_the_viewers(client):
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"})
+    row = fold_round(row)
+    client.force_login(bob.player)
+
+    data_text = json.dumps(
+        replayer_data(client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text), ensure_ascii=False
+    )
+
+    assert card("Ks") in data_text
+    assert card("Kh") in data_text
+    for hidden in ("As", "Ah", "Qs", "Qh"):
+        assert card(hidden) not in data_text
+
+
+def test_the_history_is_newest_first_a_page_at_a_time(client, monkeypatch):
+    monkeypatch.setattr("lobby.hand_views.HISTORY_PAGE_SIZE", 2)
+    tournament, (alice, *_) = started([1000, 1000, 1000])
+    played = [fold_round(in_play(tournament)).pk for _ in range(3)]
+    for minutes, pk in enumerate(played):  # the first was dealt at the event's start, in the future
+        Hand.objects.filter(pk=pk).update(started_at=timezone.now() + timedelta(minutes=minutes))
+    client.force_login(alice.player)
+
+    first, second = history(client, 1), history(client, 2)
+
+    links = [reverse("lobby:hand", args=[tournament.pk, pk]) for pk in played]
+    assert links[2] in first
+    assert links[1] in first
+    assert first.index(links[2]) < first.index(links[1])
+    assert links[0] not in first
+    assert links[0] in second
+    assert "Page 1 of 2" in first
+
+
+def test_a_rolled_back_hand_is_in_the_history_marked_and_has_no_replayer(client):
+    tournament, (alice, *_) = started([1000, 1000, 1000])
+    row = act(in_play(tournament), ActionKind.CHECK_CALL)
+    hands_roll_back(tournament_id=tournament.pk, table=None, actor=None, reason="Server crash", now=timezone.now())
+    client.force_login(alice.player)
+
+    text = history(client)
+    page = client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text
+
+    assert re.search(rf'<tr id="hand-{row.pk}" class="voided">', text)
+    assert "Rolled back" in text
+    assert 'id="replayer-data"' not in page
+
+
+def test_the_history_asks_a_visitor_to_log_in(client):
+    response = client.get(reverse("lobby:my_hands"))
+
+    assert response.status_code == 302
+    assert reverse("accounts:login") in response.url
+
+
+def test_my_tournaments_and_the_top_bar_link_to_the_history(client, player):
+    client.force_login(player)
+
+    text = client.get(reverse("lobby:my_tournaments")).text
+
+    assert text.count(f'href="{reverse("lobby:my_hands")}"') == 2
+
+
+def test_the_history_and_the_replayer_speak_danish(client):
+    tournament, (alice, *_) = started([1000, 1000, 1000])
+    row = fold_round(in_play(tournament))
+    client.force_login(alice.player)
+
+    history_path, hand_path = reverse("lobby:my_hands"), reverse("lobby:hand", args=[tournament.pk, row.pk])
+
+    text = client.get(f"/da{history_path}").text
+    page = client.get(f"/da{hand_path}").text
+
+    assert "Mine hænder" in text
+    assert "Genafspilning" in page
+    steps = replayer_data(page)["steps"]
+    assert (steps[0]["street"], steps[0]["said"]) == ("Før floppet", "Kortene er givet.")
+    assert "folder" in steps[1]["said"]
