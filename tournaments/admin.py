@@ -301,7 +301,7 @@ class TournamentAdmin(admin.ModelAdmin):
         ),
         (_("Server problems (rule 22)"), {"fields": ("crash_policy",)}),
         (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner", "deal_paid_at_bust")}),
-        (_("Formats"), {"fields": ("heads_up", "shootout")}),
+        (_("Formats"), {"fields": ("heads_up", "shootout", "idle_hands_limit")}),
     )
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):

@@ -342,7 +342,20 @@ class Tournament(models.Model):
     )
 
     heads_up = models.BooleanField(_("heads-up"), default=False)
-    shootout = models.BooleanField(_("shootout"), default=False)
+    shootout = models.BooleanField(
+        _("shootout"),
+        default=False,
+        help_text=_("Each table plays to one winner, without balancing; the winners are drawn to the next round."),
+    )
+    idle_hands_limit = models.PositiveIntegerField(
+        _("idle hands that end a match"),
+        default=250,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Shootout and heads-up events (rule 18.5): a table where every player has been sitting out or "
+            "disconnected for this many hands in a row ends; the player with most chips advances."
+        ),
+    )
 
     # Kept by the registration services under the tournament's row lock.
     entries_count = models.PositiveIntegerField(_("entrants"), default=0)
@@ -551,6 +564,8 @@ class Table(models.Model):
     playing = models.BooleanField(default=False)  # a hand is in play
     synchronised = models.BooleanField(default=False)  # ... dealt hand-for-hand
     held = models.BooleanField(default=False)  # waiting for a break, hand-for-hand or the final table
+    # Rule 18.5: hands in a row in which every player was sitting out or disconnected.
+    idle_hands = models.PositiveIntegerField(default=0)
     broken_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

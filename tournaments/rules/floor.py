@@ -50,6 +50,7 @@ class Outcome[P: Hashable]:
     deals: list[Deal] = field(default_factory=list)
     final_table: bool = False  # the players were drawn to the final table
     finished: bool = False  # the tournament is over (rule 11)
+    chips: dict[P, int] = field(default_factory=dict)  # stacks the floor set itself (a table ended)
 
 
 @dataclass(slots=True)
@@ -74,6 +75,7 @@ class Floor[P: Hashable]:
         hand_for_hand_at: Collection[int] = (),
         dead_button: bool = False,
         end_when_prizes_equal: bool = False,
+        shootout: bool = False,
     ):
         self.table_size = table_size
         self.rng = rng
@@ -84,6 +86,9 @@ class Floor[P: Hashable]:
         self.hand_for_hand_at = set(hand_for_hand_at) | ({paid + 1} if paid else set())
         self.dead_button = dead_button
         self.end_when_prizes_equal = end_when_prizes_equal
+        # A shootout: each table plays to one winner, without balancing or breaking;
+        # when every table has its winner, they are drawn to the next round's tables.
+        self.shootout = shootout
         self.tables: dict[int, TableState[P]] = {}
         self.where: dict[P, Seat] = {}
         self.stacks: dict[P, int] = {}
@@ -177,10 +182,11 @@ class Floor[P: Hashable]:
 
     # A finished hand
 
-    def hand_finished(self, number: int, after: Mapping[P, int]) -> Outcome[P]:
+    def hand_finished(self, number: int, after: Mapping[P, int], *, ends_table: bool = False) -> Outcome[P]:
         """Table `number` has finished its hand; `after` gives every player's stack at
         its end (chips move only between the table's players). Players with no chips
-        are out (rule 12); then the table breaks, balances, holds or deals."""
+        are out (rule 12); with `ends_table`, the table's match ends there (rule 18.5:
+        _end_table); then the table breaks, balances, holds or deals."""
         table = self.tables.get(number)
         if table is None or not table.playing:
             raise FloorError(f"table {number} has no hand in play")
@@ -202,9 +208,32 @@ class Floor[P: Hashable]:
             self.round_busts.update(busted)
         elif busted:
             self._place(busted, outcome)
+        if ends_table and not self.over and len(table.seats) > 1:
+            self._end_table(number, outcome)
         if not self.over:
             self._after_hand(number, outcome)
         return outcome
+
+    def _end_table(self, number: int, outcome: Outcome[P]) -> None:
+        """Rule 18.5: the table's match ends; the player with most chips advances with
+        every chip at the table (a tie: the first of them after the button), and the
+        others are out, placed by their chips (rule 12)."""
+        table = self.tables[number]
+        seats = sorted(table.seats)
+        button = table.button or 0
+        after_button = [seat for seat in seats if seat > button] + [seat for seat in seats if seat <= button]
+        order = {table.seats[seat]: position for position, seat in enumerate(after_button)}
+        leader = max(order, key=lambda player: (self.stacks[player], -order[player]))
+        others = {player: self.stacks[player] for player in order if player != leader}
+        self.stacks[leader] += sum(others.values())
+        outcome.chips[leader] = self.stacks[leader]
+        for player in others:
+            self.stacks[player] = outcome.chips[player] = 0
+            self._remove(player)
+        if table.synchronised:
+            self.round_busts.update(others)
+        else:
+            self._place(others, outcome)
 
     def hand_voided(self, number: int) -> Outcome[P]:
         """Table `number`'s hand in play is rolled back (rule 22): nobody's chips
@@ -254,10 +283,23 @@ class Floor[P: Hashable]:
         self._go({number} | self.held, outcome)
 
     def _must_hold(self) -> bool:
-        return self.stopped or self.hand_for_hand or bool(self.round_busts) or self._final_table_due()
+        return (
+            self.stopped
+            or self.hand_for_hand
+            or bool(self.round_busts)
+            or self._final_table_due()
+            or self._next_round_due()
+        )
 
     def _final_table_due(self) -> bool:
-        return len(self.tables) > 1 and self.players_left <= self.table_size
+        return len(self.tables) > 1 and self.players_left <= self.table_size and self._round_over()
+
+    def _round_over(self) -> bool:
+        """Every table of a shootout's round has its winner (always, for other events)."""
+        return not self.shootout or all(len(table.seats) <= 1 for table in self.tables.values())
+
+    def _next_round_due(self) -> bool:
+        return self.shootout and len(self.tables) > 1 and self.players_left > self.table_size and self._round_over()
 
     def _release(self, outcome: Outcome[P]) -> None:
         """Every table has finished its hand: place a synchronised hand's busts as one
@@ -267,6 +309,8 @@ class Floor[P: Hashable]:
             return
         if self._final_table_due():
             self._draw_final_table(outcome)
+        elif self._next_round_due():
+            self._draw_next_round(outcome)
         self._go({number for number, table in self.tables.items() if not table.playing}, outcome)
 
     def _place_round(self, outcome: Outcome[P]) -> None:
@@ -285,12 +329,38 @@ class Floor[P: Hashable]:
         for number in sorted(numbers | {move.target.table for move in outcome.moves}):
             self._deal_if_ready(number, outcome, synchronised=synchronised)
 
+    def _draw_next_round(self, outcome: Outcome[P]) -> None:
+        """A shootout's round is over: its winners are drawn to random seats at as few
+        and as even new tables as hold them (rule 4), numbered after the last; each
+        new table's first button goes by rule 5."""
+        players = sorted(self.where, key=lambda player: (self.where[player].table, self.where[player].seat))
+        first = max(self.tables) + 1
+        old = dict(self.where)
+        for number in list(self.tables):
+            self._close(number, outcome)
+        for player in players:
+            self._lift(player)
+        for number in list(self.tables):
+            self._drop(number)
+        for player, seat in draw_seats(players, table_size=self.table_size, rng=self.rng).items():
+            target = Seat(first + seat.table - 1, seat.seat)
+            if target.table not in self.tables:
+                self.tables[target.table] = TableState()
+                self._by_count[0].add(target.table)
+            self._put(player, target)
+            self.times_moved[player] = self.times_moved.get(player, 0) + 1
+            outcome.moves.append(Move(player, old[player], target))
+        self.breaking = None
+
     def _rearrange(self, number: int, outcome: Outcome[P]) -> None:
         """Table breaking before balancing (ALGORITHMS C2): once the players fit at one
         table fewer, the smallest table (ties at random) breaks when it finishes its
         hand; otherwise this table gives one player when it is among the largest and
         the largest and smallest tables differ by two or more (rule 16). A table not
-        in a hand (one player waiting) may break at once. Moves only; the caller deals."""
+        in a hand (one player waiting) may break at once. Moves only; the caller deals.
+        A shootout's tables neither break nor balance: each plays to its winner."""
+        if self.shootout:
+            return
         if len(self.tables) > 1 and self.players_left <= (len(self.tables) - 1) * self.table_size:
             smallest = self._smallest_count()
             if self.breaking not in self.tables or len(self.tables[self.breaking].seats) != smallest:

@@ -118,6 +118,7 @@ class TableResult:
     table: int
     hand: int
     won: Mapping[int, int]
+    idle: bool = False  # every player in it was sitting out or disconnected (rule 18.5)
 
 
 def floor_hand_results(
@@ -143,10 +144,9 @@ def floor_hand_results(
             taken.append(False)
             continue
         first, pending = tournament.first_elimination_at is None, tournament.break_pending_since
-        seated = dealt.seats.values()
-        _hand_finished(
-            stored, result.table, {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in seated}, now
-        )
+        after = {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in dealt.seats.values()}
+        ends = _idle_for_too_long(tournament, stored.tables[result.table]["id"], idle=result.idle)
+        _hand_finished(stored, result.table, after, now, ends_table=ends)
         taken.append(True)
         if (first and tournament.first_elimination_at is not None) or (
             pending is not None and not stored.floor.tables_playing()
@@ -156,6 +156,20 @@ def floor_hand_results(
             tournament.refresh_from_db()
             stored = None
     return taken
+
+
+def _idle_for_too_long(tournament: Tournament, table_id: int, *, idle: bool) -> bool:
+    """Rule 18.5, in shootout and heads-up events: the table's count of hands in a
+    row in which every player was sitting out or disconnected, kept; whether it has
+    reached the event's limit, which ends the table's match."""
+    if not (tournament.shootout or tournament.heads_up):
+        return False
+    table = Table.objects.filter(pk=table_id)
+    if not idle:
+        table.exclude(idle_hands=0).update(idle_hands=0)
+        return False
+    table.update(idle_hands=F("idle_hands") + 1)
+    return table.values_list("idle_hands", flat=True).get() >= tournament.idle_hands_limit
 
 
 def floor_hands_voided(*, tournament: Tournament, tables: Iterable[int], now: datetime) -> None:
@@ -191,13 +205,22 @@ def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random |
     return stored
 
 
-def _hand_finished(stored: "_Stored", table: int, after: Mapping[int, int], now: datetime) -> HandReport:
+def _hand_finished(
+    stored: "_Stored", table: int, after: Mapping[int, int], now: datetime, *, ends_table: bool = False
+) -> HandReport:
     tournament = stored.tournament
     before = {pk: stored.floor.stacks.get(pk) for pk in after}
     try:
-        outcome = stored.floor.hand_finished(table, after)
+        outcome = stored.floor.hand_finished(table, after, ends_table=ends_table)
     except FloorError as error:
         raise refuse("bad_result", reason=error) from error
+    if outcome.chips:  # the table's match ended (rule 18.5): its leader took every chip
+        audit_log(
+            action="tournaments.floor.table_ended",
+            subject=tournament,
+            data={"table": table, "stacks": {str(pk): chips for pk, chips in outcome.chips.items()}},
+        )
+    after = {**after, **outcome.chips}
     _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
     _settle(stored, outcome, now)
     busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
@@ -372,6 +395,7 @@ def _options(tournament: Tournament, rng: Random) -> dict[str, Any]:
         "hand_for_hand_at": [int(count) for count in tournament.hand_for_hand_at or []],
         "dead_button": tournament.dead_button,
         "end_when_prizes_equal": tournament.ends_when_prizes_equal,
+        "shootout": tournament.shootout,
     }
 
 
@@ -491,6 +515,10 @@ class _Stored:
     def save(self, outcome: Outcome[int], *, now: datetime, seated: Iterable[int] = ()) -> None:
         """Write what `outcome` changed; `seated`: tables a player sat down at besides."""
         tournament, floor = self.tournament, self.floor
+        for number in floor.tables:
+            if number not in self.tables:  # a shootout's next round
+                created = Table.objects.create(tournament=tournament, number=number, **_table_fields(floor, number))
+                self.tables[number] = {"id": created.pk, **_table_fields(floor, number)}
         shown = {*seated, *outcome.broken}
         # Seats are unique: the players out leave theirs before anyone moves in.
         if outcome.finishes:

@@ -171,7 +171,10 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
         )
         if not rows:
             return []
-        results = [TableResult(table=row.table.number, hand=row.number, won=_won(row)) for row in rows]
+        idle = _idle(rows) if tournament.shootout or tournament.heads_up else set()
+        results = [
+            TableResult(table=row.table.number, hand=row.number, won=_won(row), idle=row.pk in idle) for row in rows
+        ]
         taken = floor_hand_results(tournament=tournament, results=results, now=now)
         reported = [row.pk for row, took in zip(rows, taken, strict=True) if took]
         Hand.objects.filter(pk__in=reported).update(status=HandStatus.REPORTED)
@@ -180,6 +183,15 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
             if not took:
                 logger.warning("Hand %s at table %s was not taken by the floor", row.pk, row.table.number)
         return reported
+
+
+def _idle(rows: list[Hand]) -> set[int]:
+    """The hands (ids) whose every player is sitting out or, a person, disconnected (rule 18.5)."""
+    entries = {int(pk) for row in rows for pk in row.seats.values()}
+    state = Entry.objects.filter(pk__in=entries).values_list("pk", "sitting_out", "player_id", "player__is_bot")
+    here = connected(player for _, _, player, is_bot in state if not is_bot)
+    away = {pk for pk, sitting_out, player, is_bot in state if sitting_out or (not is_bot and player not in here)}
+    return {row.pk for row in rows if all(int(pk) in away for pk in row.seats.values())}
 
 
 def _won(row: Hand) -> dict[int, int]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.rules.floor import Deal, Floor, FloorError, TableState
+from tournaments.rules.floor import Deal, Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import BlindPosition, Blinds, Seat, SeatedTable, next_blinds
 from tournaments.rules.simulation import hand_result
 from tournaments.rules.standings import Finish, prizes
@@ -329,6 +329,62 @@ def test_with_the_dead_button_the_big_blind_moves_on_and_the_button_may_be_dead(
 
 
 # The end (rule 11)
+
+
+# Shootouts (rule 18.5's format)
+
+
+def test_a_shootout_table_plays_to_its_winner_and_the_winners_are_drawn_to_the_next_round():
+    layout = {number: seats(1, 2, 3, name=f"t{number}s") for number in (1, 2, 3, 4)}
+    floor = floor_of(layout, table_size=3, shootout=True, rng=random.Random(3))
+
+    def won_by(number: int, winner: str) -> Outcome:
+        players = floor.tables[number].seats.values()
+        return floor.hand_finished(number, {p: 3000 if p == winner else 0 for p in players})
+
+    for number in (1, 2, 3):
+        outcome = won_by(number, f"t{number}s1")
+        # No balancing, no breaking: the table waits with its winner; the others play on.
+        assert (outcome.moves, outcome.broken, outcome.deals) == ([], [], [])
+        assert list(floor.tables[number].seats.values()) == [f"t{number}s1"]
+    outcome = won_by(4, "t4s1")
+
+    # Four winners for three seats a table: two new tables of two, numbered on from 5.
+    assert sorted(outcome.broken) == [1, 2, 3, 4]
+    assert sorted(floor.tables) == [5, 6]
+    assert counts(floor) == [2, 2]
+    assert {move.player for move in outcome.moves} == {"t1s1", "t2s1", "t3s1", "t4s1"}
+    assert sorted(deal.table for deal in outcome.deals) == [5, 6]
+    assert not outcome.final_table
+
+    first = next(iter(floor.tables[5].seats.values()))
+    assert floor.hand_finished(5, {p: 6000 if p == first else 0 for p in floor.tables[5].seats.values()}).moves == []
+    other = next(iter(floor.tables[6].seats.values()))
+    last = floor.hand_finished(6, {p: 6000 if p == other else 0 for p in floor.tables[6].seats.values()})
+
+    assert last.final_table
+    assert len(floor.tables) == 1
+    assert sorted(floor.where) == sorted([first, other])
+    assert len(last.deals) == 1
+
+
+def test_a_table_s_match_ended_gives_its_leader_every_chip_and_places_the_others_by_chips():
+    floor = floor_of({1: seats(1, 2, 3, name="a"), 2: seats(1, 2, 3, name="b")}, shootout=True)
+
+    outcome = floor.hand_finished(1, {"a1": 500, "a2": 1500, "a3": 1000}, ends_table=True)
+
+    assert outcome.chips == {"a2": 3000, "a1": 0, "a3": 0}
+    assert list(floor.tables[1].seats.values()) == ["a2"]
+    assert [(f.player, f.best) for f in outcome.finishes] == [("a3", 5), ("a1", 6)]
+
+
+def test_a_tie_for_the_most_chips_goes_to_the_first_player_after_the_button():
+    floor = floor_of({1: seats(1, 2, 3, name="a"), 2: seats(1, 2, 3, name="b")}, shootout=True)
+    # Seat 1 has the button: seat 2 comes first after it, then seat 3.
+
+    outcome = floor.hand_finished(1, {"a1": 1000, "a2": 1000, "a3": 1000}, ends_table=True)
+
+    assert outcome.chips["a2"] == 3000
 
 
 # A rolled-back hand (rule 22)
