@@ -10,10 +10,11 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import UserFactory
-from tests.tables import act, acting, chips, in_play, prepare, started
+from tests.tables import act, acting, chips, in_play, prepare, seat_of, started
 from tournaments.models import (
     Entry,
     FlagStatus,
+    Hand,
     HandStatus,
     IntegrityFlag,
     IntegritySignal,
@@ -203,3 +204,80 @@ def test_a_prize_already_paid_cannot_be_withheld_and_only_flagged_players_can_be
     with pytest.raises(TournamentError) as refused:
         prize_withhold(flag_id=flag.pk, player_id=second.player_id, actor=staff, reason="Why", now=timezone.now())
     assert refused.value.code == "flag_not_open"
+
+
+def test_kings_folded_twice_to_the_same_raiser_flag_the_pair():
+    tournament, (folder, raiser, third) = started([5000, 5000, 5000])
+
+    def raiser_seat(row):
+        return seat_of(row, raiser)
+
+    for _ in range(2):
+        row = in_play(tournament)
+        prepare(row, {folder: "KsKh", raiser: "7c2d", third: "9h8h"}, "3c8d5hAsJd")
+        while row.status == HandStatus.PLAYING:
+            hand, who = replay(row), acting(row)
+            if who.pk == raiser.pk and hand.bet(hand.legal().seat) < 100:
+                row = act(row, ActionKind.BET_RAISE, 100)
+            elif who.pk == raiser.pk or (who.pk == folder.pk and hand.bet(raiser_seat(row)) < 100):
+                row = act(row, ActionKind.CHECK_CALL)  # the kings wait for the raise
+            else:
+                row = act(row, ActionKind.FOLD)
+        assert hand_report(hand_id=row.pk, now=timezone.now())
+
+    (flag,) = integrity_scan(tournament_id=tournament.pk, now=timezone.now())
+
+    assert (flag.kind, flag.player_id, flag.other_id) == (SignalKind.STRONG_FOLD, raiser.player_id, folder.player_id)
+    assert list(flag.signals.values_list("detail", flat=True)) == ["KK preflop", "KK preflop"]
+
+
+def test_signals_count_across_tournaments():
+    earlier, (giver, taker, _third) = started([5000, 5000, 5000])
+    hands = list(Hand.objects.filter(tournament=earlier)[:1])
+    for hand in hands:
+        IntegritySignal.objects.create(
+            kind=SignalKind.CHIP_TRANSFER, hand=hand, player=taker.player, other=giver.player, detail="knockout"
+        )
+    tournament, (again_giver, again_taker, third) = started([5000, 5000, 5000])
+    Entry.objects.filter(pk=again_giver.pk).update(player=giver.player)
+    Entry.objects.filter(pk=again_taker.pk).update(player=taker.player)
+    for _ in range(2):
+        row = in_play(tournament)
+        prepare(row, {again_giver: "7c2d", again_taker: "AsAh", third: "9h8h"}, "3c8d5hKsJd")
+        play(row, giver=again_giver, taker=again_taker)
+
+    (flag,) = integrity_scan(tournament_id=tournament.pk, now=timezone.now())
+
+    assert (flag.player_id, flag.other_id, flag.tournament_id) == (taker.player_id, giver.player_id, tournament.pk)
+    assert {signal.hand.tournament_id for signal in flag.signals.all()} == {earlier.pk, tournament.pk}
+
+
+def test_an_elimination_queues_one_scan_after_its_commit(monkeypatch, django_capture_on_commit_callbacks):
+    sent = []
+
+    class Sent:
+        def __init__(self, name, args):
+            self.name, self.args = name, args
+
+        def apply_async(self, **options):
+            sent.append((self.name, self.args))
+
+    monkeypatch.setattr("tournaments.services.integrity.signature", Sent)
+    monkeypatch.setattr("tournaments.services.hands.signature", Sent)
+    tournament, (short, deep) = started([1000, 5000])
+    scans = lambda: [args for name, args in sent if name == "tournaments.tasks.integrity_scan"]  # noqa: E731
+
+    with django_capture_on_commit_callbacks(execute=True):
+        row = act(in_play(tournament), ActionKind.FOLD)
+        assert hand_report(hand_id=row.pk, now=timezone.now())
+    assert scans() == []  # nobody out: no scan
+
+    row = in_play(tournament)
+    prepare(row, {short: "7c2d", deep: "AsAh"}, "3c8d5hKsJd")
+    with django_capture_on_commit_callbacks(execute=True):
+        while row.status == HandStatus.PLAYING:
+            legal = replay(row).legal()
+            row = act(row, ActionKind.BET_RAISE, legal.max_to) if legal.max_to else act(row, ActionKind.CHECK_CALL)
+        assert hand_report(hand_id=row.pk, now=timezone.now())
+
+    assert scans() == [(tournament.pk,)]
