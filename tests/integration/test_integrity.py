@@ -6,6 +6,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEntry
@@ -142,6 +144,9 @@ def test_a_withheld_prize_stays_in_the_pool_then_is_paid_once():
     assert (winner.prize, winner.prize_hold, pool.balance) == (3000, PrizeHold.WITHHELD, 3000)
     assert player_money.balance == 0
     books_clean()
+    client = Client()
+    client.force_login(winner.player)
+    assert "Withheld while the room reviews play" in client.get(reverse("lobby:my_tournaments")).content.decode()
 
     prize_release(entry_id=winner.pk, actor=staff, reason="Nothing wrong", now=timezone.now())
     with pytest.raises(TournamentError) as refused:
