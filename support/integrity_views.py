@@ -33,7 +33,7 @@ def _page(request, *, status: int = 200):
     open_flags = list(shown.filter(status=FlagStatus.OPEN).order_by("created_at", "pk"))
     decided = list(shown.exclude(status=FlagStatus.OPEN).order_by("-decided_at", "-pk")[:DECIDED_SHOWN])
     hands = defaultdict(list)
-    rows = IntegritySignal.objects.filter(flag__in=open_flags).order_by("hand_id")
+    rows = IntegritySignal.objects.filter(flag__in=open_flags).order_by("hand_id", "ref")
     for row in rows.values("flag_id", "hand_id", "hand__tournament_id", "detail"):
         hands[row["flag_id"]].append(row)
     players = {(flag.tournament_id, who) for flag in open_flags for who in (flag.player_id, flag.other_id)}

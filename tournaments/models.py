@@ -742,6 +742,7 @@ class ChatMute(models.Model):
 class SignalKind(models.TextChoices):
     CHIP_TRANSFER = SignalKindRule.CHIP_TRANSFER.value, _("Chips lost to the same player again and again")
     STRONG_FOLD = SignalKindRule.STRONG_FOLD.value, _("Strong hands folded to the same player")
+    SIT_OUT_TOGETHER = SignalKindRule.SIT_OUT_TOGETHER.value, _("Sitting out together (rule 18.4)")
 
 
 class FlagStatus(models.TextChoices):
@@ -782,22 +783,33 @@ class IntegrityFlag(models.Model):
 
 
 class IntegritySignal(models.Model):
-    """One hand's signal (tournaments.rules.integrity.Signal) between two players,
-    by user: counted across tournaments until a flag takes it in."""
+    """One signal (tournaments.rules.integrity.Signal) between two players, by user,
+    seen in a hand (or, for sit-outs, in the records `ref` names): counted across
+    tournaments until a flag takes it in."""
 
     kind = models.CharField(max_length=16, choices=SignalKind.choices)
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="+")
+    hand = models.ForeignKey(Hand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    ref = models.CharField(max_length=40, blank=True, default="")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     detail = models.CharField(max_length=60)
     flag = models.ForeignKey(IntegrityFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="signals")
 
     class Meta:
-        ordering = ["hand"]
+        ordering = ["hand", "ref"]
         constraints = [
-            models.UniqueConstraint(fields=["hand", "kind", "player", "other"], name="integrity_signal_unique")
+            models.UniqueConstraint(
+                fields=["hand", "kind", "player", "other"],
+                condition=Q(hand__isnull=False),
+                name="integrity_signal_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["ref", "kind", "player", "other"],
+                condition=Q(hand__isnull=True),
+                name="integrity_signal_ref_unique",
+            ),
         ]
         indexes = [models.Index(fields=["kind", "player", "other"], name="integrity_signal_pair")]
 
     def __str__(self) -> str:
-        return f"{self.kind} in hand #{self.hand_id}: {self.detail}"
+        return f"{self.kind} in {self.ref or f'hand #{self.hand_id}'}: {self.detail}"

@@ -2,6 +2,7 @@
 pots keep going the same way, once; staff withhold a prize, which stays in the pool
 until they pay it or confiscate it, through the ledger and with the books clean."""
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -36,7 +37,7 @@ from tournaments.services.integrity import (
 )
 from tournaments.services.prizes import prize_pool_account
 from tournaments.services.refusals import TournamentError
-from tournaments.services.tables import hand_report
+from tournaments.services.tables import entry_sit_out, hand_report
 from wallet.models import AccountKind, Transfer, TransferReason
 from wallet.services import account_get, house_account, wallet_account
 
@@ -286,3 +287,31 @@ def test_an_elimination_queues_one_scan_after_its_commit(monkeypatch, django_cap
         assert hand_report(hand_id=row.pk, now=timezone.now())
 
     assert scans() == [(tournament.pk,)]
+
+
+def test_two_players_sitting_out_together_three_times_are_flagged_once():
+    tournament, (first, second, third) = started([5000, 5000, 5000])
+    start = timezone.now()
+    for round_ in range(3):
+        at = start + timedelta(minutes=10 * round_)
+        for entry, seconds in ((first, 0), (second, 20)):
+            entry_sit_out(
+                tournament_id=tournament.pk,
+                player_id=entry.player_id,
+                sitting_out=True,
+                now=at + timedelta(seconds=seconds),
+            )
+        for entry in (first, second):
+            entry_sit_out(tournament_id=tournament.pk, player_id=entry.player_id, sitting_out=False, now=at)
+    # The third sits out alone, long after.
+    entry_sit_out(
+        tournament_id=tournament.pk, player_id=third.player_id, sitting_out=True, now=start + timedelta(hours=1)
+    )
+
+    (flag,) = integrity_scan(tournament_id=tournament.pk, now=timezone.now())
+
+    low, high = sorted((first.player_id, second.player_id))
+    assert (flag.kind, flag.player_id, flag.other_id) == (SignalKind.SIT_OUT_TOGETHER, low, high)
+    assert list(flag.signals.values_list("detail", flat=True)) == ["sat out 20 s apart"] * 3
+    assert integrity_scan(tournament_id=tournament.pk, now=timezone.now()) == []
+    assert IntegritySignal.objects.count() == 3

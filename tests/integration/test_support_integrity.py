@@ -105,3 +105,27 @@ def test_confiscating_a_prize_not_yet_due_is_refused(staff, flagged):
     assert response.status_code == 400
     assert "not due yet" in response.content.decode()
     assert Entry.objects.get(pk=taker.pk).prize_hold == PrizeHold.WITHHELD
+
+
+def test_a_sit_out_flag_shows_without_hand_links(staff, flagged):
+    flag, taker, _hand = flagged
+    sat_out = IntegrityFlag.objects.create(
+        kind=SignalKind.SIT_OUT_TOGETHER,
+        tournament=flag.tournament,
+        player=taker.player,
+        other=flag.other,
+        created_at=timezone.now(),
+    )
+    IntegritySignal.objects.create(
+        kind=SignalKind.SIT_OUT_TOGETHER,
+        ref="sit_out:1:2",
+        player=taker.player,
+        other=flag.other,
+        detail="sat out 5 s apart",
+        flag=sat_out,
+    )
+
+    page = logged_in(staff).get(reverse("support:integrity")).content.decode()
+
+    assert "started sitting out together" in page
+    assert "sat out 5 s apart" in page

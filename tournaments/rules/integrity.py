@@ -14,9 +14,14 @@ one who gives (`other`):
   The opponent is the last player who bet or raised on that street. Omaha is left
   out: its hands are made with exactly two hole cards, which this count ignores.
 
+- SIT_OUT_TOGETHER (rule 18.4, players may not agree to sit out together): two
+  players of one tournament start sitting out within SIT_OUT_TOGETHER_SECONDS of
+  each other. The pair is unordered: `player` is the lower id.
+
 The same ordered pair (same kind, same gainer, same giver) is flagged once its
 signals not yet reviewed number REPEATS[kind] or more, in one tournament or across
-tournaments: the count is over every stored hand, by player, not by entry.
+tournaments: the count is over every stored hand (or sit-out), by player, not by
+entry.
 
 Players are whatever the caller names them by (the services use user ids).
 """
@@ -52,32 +57,48 @@ class Category(IntEnum):
 STRONG_MADE_HAND = Category.TWO_PAIR
 
 
+# Two sit-outs this close (in seconds) are taken for one agreed between the players.
+SIT_OUT_TOGETHER_SECONDS = 60
+
+
 class SignalKind(StrEnum):
     CHIP_TRANSFER = "chip_transfer"
     STRONG_FOLD = "strong_fold"
+    SIT_OUT_TOGETHER = "sit_out_together"
 
 
 # Signals between the same ordered pair that make a flag.
-REPEATS: Mapping[SignalKind, int] = {SignalKind.CHIP_TRANSFER: 3, SignalKind.STRONG_FOLD: 2}
+REPEATS: Mapping[SignalKind, int] = {
+    SignalKind.CHIP_TRANSFER: 3,
+    SignalKind.STRONG_FOLD: 2,
+    SignalKind.SIT_OUT_TOGETHER: 3,
+}
 
 
 @dataclass(frozen=True)
 class Signal[P: Hashable]:
     kind: SignalKind
-    hand: int  # the hand's id
+    hand: int | None  # the hand's id; None for a sit-out
     player: P  # who gained: the winner, or the bettor a strong hand was folded to
     other: P  # who gave: the loser, or the player who folded
     detail: str  # for staff: "knockout", "25 big blinds", "KK preflop", "two pair on the river"
+    ref: str = ""  # what it was seen in, without a hand: "sit_out:12:13" (the sit-outs' record ids)
+
+    @property
+    def key(self) -> str:
+        """What the signal was seen in: a hand, or the caller's records."""
+        return self.ref or f"hand:{self.hand}"
 
 
 @dataclass(frozen=True)
 class Suspicion[P: Hashable]:
-    """A pair to flag: its kind, the gainer, the giver, and the hands, oldest first."""
+    """A pair to flag: its kind, the gainer, the giver, and what the signals were
+    seen in (hand:<id> or their refs), sorted."""
 
     kind: SignalKind
     player: P
     other: P
-    hands: tuple[int, ...]
+    seen: tuple[str, ...]
 
 
 def category(cards: Sequence[str]) -> Category:
@@ -188,11 +209,47 @@ def _transfers[P: Hashable](
 
 def suspicions[P: Hashable](signals: Iterable[Signal[P]]) -> list[Suspicion[P]]:
     """The pairs whose signals (those not yet reviewed) reach REPEATS for their kind."""
-    hands: dict[tuple[SignalKind, P, P], set[int]] = defaultdict(set)
+    seen: dict[tuple[SignalKind, P, P], set[str]] = defaultdict(set)
     for signal in signals:
-        hands[signal.kind, signal.player, signal.other].add(signal.hand)
+        seen[signal.kind, signal.player, signal.other].add(signal.key)
     return [
         Suspicion(kind, player, other, tuple(sorted(found)))
-        for (kind, player, other), found in hands.items()
+        for (kind, player, other), found in seen.items()
         if len(found) >= REPEATS[kind]
     ]
+
+
+@dataclass(frozen=True)
+class SitOut:
+    """A player starting to sit out (rule 18.4) in a tournament, `at` in seconds;
+    `ref` the record it was read from."""
+
+    player: int
+    tournament: int
+    at: float
+    ref: int
+
+
+def sit_outs_together(sit_outs: Iterable[SitOut]) -> list[Signal[int]]:
+    """A signal for each two players of one tournament who started sitting out
+    within SIT_OUT_TOGETHER_SECONDS of each other."""
+    ordered = sorted(sit_outs, key=lambda sit_out: (sit_out.tournament, sit_out.at, sit_out.ref))
+    signals = []
+    for index, first in enumerate(ordered):
+        for second in ordered[index + 1 :]:
+            if second.tournament != first.tournament or second.at - first.at > SIT_OUT_TOGETHER_SECONDS:
+                break
+            if second.player == first.player:
+                continue
+            low, high = sorted((first, second), key=lambda sit_out: sit_out.player)
+            signals.append(
+                Signal(
+                    SignalKind.SIT_OUT_TOGETHER,
+                    None,
+                    low.player,
+                    high.player,
+                    f"sat out {round(second.at - first.at)} s apart",
+                    ref=f"sit_out:{min(first.ref, second.ref)}:{max(first.ref, second.ref)}",
+                )
+            )
+    return signals

@@ -1,9 +1,10 @@
 """Rule 20: poker is individual. The room reviews play and may withhold winnings
 until the review is done.
 
-The scan (integrity_scan) reads a tournament's reported hands once each, keeps
-their signals (tournaments.rules.integrity) by player, and flags a pair whose
-signals not yet reviewed repeat, across tournaments too. The floor queues it after
+The scan (integrity_scan) reads a tournament's reported hands once each, and its
+sit-outs (rule 18.4: players may not agree to sit out together), keeps their
+signals (tournaments.rules.integrity) by player, and flags a pair whose signals
+not yet reviewed repeat, across tournaments too. The floor queues it after
 the commit of every report that puts a player out (and so at the end): never in the
 transaction of a hand.
 
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from celery import signature  # type: ignore[import-untyped]
 from django.db import IntegrityError, transaction
 
+from audit.models import AuditEntry
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged
@@ -37,7 +39,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.rules.hands import Action, HandSetup
-from tournaments.rules.integrity import Signal, SignalKind, hand_signals, suspicions
+from tournaments.rules.integrity import Signal, SignalKind, SitOut, hand_signals, sit_outs_together, suspicions
 from tournaments.services.prizes import prize_pool_account
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SCAN_TASK = "tournaments.tasks.integrity_scan"
+SAT_OUT = "tournaments.entry.sat_out"  # tournaments.services.tables.entry_sit_out's audit action
 # Hands replayed in one transaction: a big field's backlog goes in several.
 SCAN_BATCH = 500
 
@@ -87,7 +90,39 @@ def integrity_scan(*, tournament_id: int, now: datetime) -> list[IntegrityFlag]:
             pairs = {(s.kind, s.player, s.other) for s in found}
             for flag in _flags(pairs, tournament_id=tournament_id, now=now):
                 changed[flag.pk] = flag
+    with transaction.atomic():
+        for flag in _sit_outs(tournament_id, now):
+            changed[flag.pk] = flag
     return list(changed.values())
+
+
+def _sit_outs(tournament_id: int, now: datetime) -> list[IntegrityFlag]:
+    """Rule 18.4: the tournament's sit-outs (from the audit log, which has each one)
+    paired by time; a pair seen again adds nothing (its signal's ref is unique)."""
+    entries = dict(Entry.objects.filter(tournament_id=tournament_id).values_list("pk", "player_id"))
+    rows = AuditEntry.objects.filter(
+        action=SAT_OUT, subject_type="tournaments.entry", subject_id__in=[str(pk) for pk in entries]
+    ).values_list("pk", "subject_id", "data", "created_at")
+    sit_outs = [
+        SitOut(
+            player=entries[int(subject)],
+            tournament=tournament_id,
+            at=(datetime.fromisoformat(data["at"]) if "at" in data else created).timestamp(),
+            ref=pk,
+        )
+        for pk, subject, data, created in rows
+    ]
+    found = [s for s in sit_outs_together(sit_outs) if s.player != s.other]
+    if not found:
+        return []
+    IntegritySignal.objects.bulk_create(
+        (
+            IntegritySignal(kind=s.kind, ref=s.ref, player_id=s.player, other_id=s.other, detail=s.detail[:60])
+            for s in found
+        ),
+        ignore_conflicts=True,
+    )
+    return _flags({(s.kind, s.player, s.other) for s in found}, tournament_id=tournament_id, now=now)
 
 
 def _signals(rows: list[Hand]) -> list[Signal[int]]:
@@ -118,7 +153,8 @@ def _flags(pairs: Iterable[tuple[str, int, int]], *, tournament_id: int, now: da
         flag = IntegrityFlag.objects.filter(kind=kind, player_id=player, other_id=other, status=FlagStatus.OPEN).first()
         if flag is None:
             signals = [
-                Signal(SignalKind(row.kind), row.hand_id, row.player_id, row.other_id, row.detail) for row in pending
+                Signal(SignalKind(row.kind), row.hand_id, row.player_id, row.other_id, row.detail, row.ref)
+                for row in pending
             ]
             if not suspicions(signals):
                 continue

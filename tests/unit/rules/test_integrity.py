@@ -7,11 +7,14 @@ from tests.decks import cards, deck_for
 from tournaments.rules.hands import Action, ActionKind, Hand, HandSetup
 from tournaments.rules.integrity import (
     REPEATS,
+    SIT_OUT_TOGETHER_SECONDS,
     Category,
     Signal,
     SignalKind,
+    SitOut,
     category,
     hand_signals,
+    sit_outs_together,
     strong,
     suspicions,
 )
@@ -139,8 +142,33 @@ def test_a_pair_is_suspected_once_its_signals_repeat_in_one_direction():
     found += [Signal(SignalKind.STRONG_FOLD, hand, "cat", "ann", "KK preflop") for hand in (5, 6)]
     found.append(Signal(SignalKind.STRONG_FOLD, 6, "cat", "ann", "KK preflop"))  # a hand counts once
 
-    flagged = {(s.kind, s.player, s.other): s.hands for s in suspicions(found)}
+    flagged = {(s.kind, s.player, s.other): s.seen for s in suspicions(found)}
 
-    assert flagged == {(transfer, "ben", "ann"): (1, 2, 3), (SignalKind.STRONG_FOLD, "cat", "ann"): (5, 6)}
+    assert flagged == {
+        (transfer, "ben", "ann"): ("hand:1", "hand:2", "hand:3"),
+        (SignalKind.STRONG_FOLD, "cat", "ann"): ("hand:5", "hand:6"),
+    }
     assert suspicions(found[:2]) == []
     assert REPEATS[transfer] == 3
+
+
+def test_two_players_sitting_out_within_a_minute_of_each_other_signal_the_pair():
+    together = SIT_OUT_TOGETHER_SECONDS
+    sit_outs = [
+        SitOut(player=9, tournament=1, at=100, ref=1),
+        SitOut(player=4, tournament=1, at=100 + together, ref=2),  # just in time
+        SitOut(player=5, tournament=1, at=100 + 2 * together + 1, ref=3),  # too late for either
+        SitOut(player=4, tournament=2, at=100, ref=4),  # another tournament
+    ]
+
+    found = sit_outs_together(sit_outs)
+
+    assert found == [Signal(SignalKind.SIT_OUT_TOGETHER, None, 4, 9, "sat out 60 s apart", ref="sit_out:1:2")]
+
+
+def test_sitting_out_together_is_suspected_the_third_time():
+    found = [Signal(SignalKind.SIT_OUT_TOGETHER, None, 4, 9, "", ref=f"sit_out:{n}:{n + 1}") for n in range(0, 6, 2)]
+
+    assert suspicions(found[:2]) == []
+    (suspected,) = suspicions(found)
+    assert suspected.seen == ("sit_out:0:1", "sit_out:2:3", "sit_out:4:5")
