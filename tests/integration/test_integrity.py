@@ -31,6 +31,7 @@ from tournaments.services.hands import replay
 from tournaments.services.integrity import (
     flag_decide,
     integrity_scan,
+    integrity_scan_queue,
     prize_confiscate,
     prize_release,
     prize_withhold,
@@ -315,3 +316,19 @@ def test_two_players_sitting_out_together_three_times_are_flagged_once():
     assert list(flag.signals.values_list("detail", flat=True)) == ["sat out 20 s apart"] * 3
     assert integrity_scan(tournament_id=tournament.pk, now=timezone.now()) == []
     assert IntegritySignal.objects.count() == 3
+
+
+def test_scans_are_queued_once_in_a_while_and_always_at_the_end(monkeypatch, django_capture_on_commit_callbacks):
+    sent = []
+    monkeypatch.setattr(
+        "tournaments.services.integrity.signature",
+        lambda name, args: type("Sent", (), {"apply_async": lambda self: sent.append(args)})(),
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(3):
+            integrity_scan_queue(41)
+        integrity_scan_queue(42)
+        integrity_scan_queue(41, over=True)
+
+    assert sent == [(41,), (42,), (41,)]

@@ -158,7 +158,11 @@ def hand_signals[P: Hashable](
 ) -> list[Signal[P]]:
     """The signals of one finished hand, replayed from its record; `players` names
     each seat's player, `final_stacks` its chips at the end."""
-    signals = _strong_folds(hand_id, setup, deck, actions, players) if setup.game == "holdem" else []
+    actions = list(actions)
+    # Replayed only if someone folded after another's bet or raise: most hands are not.
+    raised = next((i for i, action in enumerate(actions) if action.kind is ActionKind.BET_RAISE), None)
+    folded_to_bet = raised is not None and any(action.kind is ActionKind.FOLD for action in actions[raised + 1 :])
+    signals = _strong_folds(hand_id, setup, deck, actions, players) if setup.game == "holdem" and folded_to_bet else []
     if len(setup.stacks) > 2:
         signals += _transfers(hand_id, setup, players, final_stacks)
     return signals

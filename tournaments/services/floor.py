@@ -304,7 +304,7 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: date
     if not outcome.finishes:
         return
     # A player out (or the end): the hands that put him out are worth a look (rule 20).
-    integrity_scan_queue(tournament.pk)
+    integrity_scan_queue(tournament.pk, over=outcome.finished)
     if tournament.first_elimination_at is None:
         tournament.first_elimination_at = now
         fields = ["first_elimination_at"]

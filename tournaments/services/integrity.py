@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from celery import signature  # type: ignore[import-untyped]
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from audit.models import AuditEntry
@@ -52,13 +53,21 @@ logger = logging.getLogger(__name__)
 
 SCAN_TASK = "tournaments.tasks.integrity_scan"
 SAT_OUT = "tournaments.entry.sat_out"  # tournaments.services.tables.entry_sit_out's audit action
+SCAN_EVERY_SECONDS = 30
 # Hands replayed in one transaction: a big field's backlog goes in several.
 SCAN_BATCH = 500
 
 
-def integrity_scan_queue(tournament_id: int) -> None:
-    """Once the caller's transaction commits, scan the tournament's reported hands."""
-    transaction.on_commit(lambda: signature(SCAN_TASK, args=(tournament_id,)).apply_async(), robust=True)
+def integrity_scan_queue(tournament_id: int, *, over: bool = False) -> None:
+    """Once the caller's transaction commits, scan the tournament's reported hands:
+    at most once every SCAN_EVERY_SECONDS while it plays (a big field's players go
+    out by the dozen), and always once it is `over`, which reads whatever is left."""
+
+    def send() -> None:
+        if over or cache.add(f"integrity:scan:{tournament_id}", True, timeout=SCAN_EVERY_SECONDS):
+            signature(SCAN_TASK, args=(tournament_id,)).apply_async()
+
+    transaction.on_commit(send, robust=True)
 
 
 def integrity_scan(*, tournament_id: int, now: datetime) -> list[IntegrityFlag]:
