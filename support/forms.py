@@ -150,3 +150,25 @@ class SeatTransferForm(forms.Form):
                 else:
                     data[field] = user
         return data
+
+
+class FlagDecisionForm(forms.Form):
+    """Rule 20: the end of a flag's review."""
+
+    decision = forms.ChoiceField(
+        label=_("Decision"), choices=[("cleared", _("Clear: nothing wrong")), ("confirmed", _("Confirm"))]
+    )
+    reason = forms.CharField(label=_("Reason"), max_length=200)
+
+
+class WithholdForm(forms.Form):
+    """Rule 20: withhold one of the flagged players' prize in the flag's tournament."""
+
+    player = forms.IntegerField(label=_("Player"), min_value=1)
+    reason = forms.CharField(label=_("Reason"), max_length=200)
+
+
+class PrizeDecisionForm(forms.Form):
+    """Rule 20: pay or confiscate a withheld prize."""
+
+    reason = forms.CharField(label=_("Reason"), max_length=200)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from support import conduct_views, views
+from support import conduct_views, integrity_views, views
 
 app_name = "support"
 urlpatterns = [
@@ -15,4 +15,9 @@ urlpatterns = [
     path("players/<int:pk>/mute/", conduct_views.mute, name="mute"),
     path("chat/", conduct_views.chat_log, name="chat_log"),
     path("seats/", conduct_views.seat_transfer, name="seat_transfer"),
+    path("integrity/", integrity_views.flags, name="integrity"),
+    path("integrity/<int:pk>/decide/", integrity_views.decide, name="integrity_decide"),
+    path("integrity/<int:pk>/withhold/", integrity_views.withhold, name="integrity_withhold"),
+    path("integrity/prizes/<int:pk>/pay/", integrity_views.pay, name="integrity_pay"),
+    path("integrity/prizes/<int:pk>/confiscate/", integrity_views.confiscate, name="integrity_confiscate"),
 ]

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.rules.integrity import SignalKind as SignalKindRule
 from tournaments.rules.payouts import PrizeStructure as PrizeStructureRule
 from tournaments.rules.pricing import BountyKindRule, EntryKindRule, EntryPrice, entry_price, pool_currency
 from tournaments.rules.schedule import BreakKind, Level
@@ -576,6 +577,15 @@ class Table(models.Model):
         return f"{self.tournament} table {self.number}"
 
 
+class PrizeHold(models.TextChoices):
+    """Rule 20: where an entry's withheld prize stands."""
+
+    NONE = "", _("Not withheld")
+    WITHHELD = "withheld", _("Withheld for review")
+    PAID = "paid", _("Paid after review")
+    CONFISCATED = "confiscated", _("Confiscated after review")
+
+
 class Entry(models.Model):
     """A player's one entry in a tournament (rule 9). Unregistered entries stay as
     history; the player may register again."""
@@ -613,6 +623,11 @@ class Entry(models.Model):
     # The amount agreed for the entry in the tournament's deal (rule 23), written by
     # the deals app: the floor pays it instead of the place's prize.
     deal_amount = models.PositiveBigIntegerField(_("amount agreed in the deal"), null=True, editable=False)
+    # Rule 20: staff may withhold the prize while play is reviewed; it then stays in
+    # the prize pool until staff pay or confiscate it (tournaments.services.integrity).
+    prize_hold = models.CharField(
+        _("prize withheld"), max_length=12, choices=PrizeHold.choices, default=PrizeHold.NONE, blank=True
+    )
     # Rule 18.4: dealt in, blinds and antes posted, folded or checked at once.
     sitting_out = models.BooleanField(_("sitting out"), default=False)
     # Rule 18: the time bank left when last used, and the level it was last refilled at.
@@ -717,6 +732,8 @@ class Hand(models.Model):
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
     voided_reason = models.CharField(max_length=200, blank=True)  # staff's, shown with the hand
+    # Read by the integrity scan (rule 20) once reported: tournaments.services.integrity.
+    integrity_scanned = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
         ordering = ["table", "pk"]
@@ -779,3 +796,79 @@ class ChatMute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} muted until {self.until:%Y-%m-%d %H:%M}"
+
+
+class SignalKind(models.TextChoices):
+    CHIP_TRANSFER = SignalKindRule.CHIP_TRANSFER.value, _("Chips lost to the same player again and again")
+    STRONG_FOLD = SignalKindRule.STRONG_FOLD.value, _("Strong hands folded to the same player")
+    SIT_OUT_TOGETHER = SignalKindRule.SIT_OUT_TOGETHER.value, _("Sitting out together (rule 18.4)")
+
+
+class FlagStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    CLEARED = "cleared", _("Cleared")
+    CONFIRMED = "confirmed", _("Confirmed")
+
+
+class IntegrityFlag(models.Model):
+    """Rule 20: a pair of players whose play together repeats a pattern worth a look
+    (tournaments.rules.integrity): `player` gained, `other` gave. Open until staff
+    clear or confirm it, with a reason. One open flag a kind and pair."""
+
+    kind = models.CharField(_("kind"), max_length=16, choices=SignalKind.choices)
+    # Where the signals last reached the threshold (they may come from several).
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="integrity_flags")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(_("status"), max_length=10, choices=FlagStatus.choices, default=FlagStatus.OPEN)
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(_("reason"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "player", "other"], condition=Q(status="open"), name="integrity_flag_one_open"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="integrity_flag_status")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.player} and {self.other}"
+
+
+class IntegritySignal(models.Model):
+    """One signal (tournaments.rules.integrity.Signal) between two players, by user,
+    seen in a hand (or, for sit-outs, in the records `ref` names): counted across
+    tournaments until a flag takes it in."""
+
+    kind = models.CharField(max_length=16, choices=SignalKind.choices)
+    hand = models.ForeignKey(Hand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    ref = models.CharField(max_length=40, blank=True, default="")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    detail = models.CharField(max_length=60)
+    flag = models.ForeignKey(IntegrityFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="signals")
+
+    class Meta:
+        ordering = ["hand", "ref"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "kind", "player", "other"],
+                condition=Q(hand__isnull=False),
+                name="integrity_signal_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["ref", "kind", "player", "other"],
+                condition=Q(hand__isnull=True),
+                name="integrity_signal_ref_unique",
+            ),
+        ]
+        indexes = [models.Index(fields=["kind", "player", "other"], name="integrity_signal_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in {self.ref or f'hand #{self.hand_id}'}: {self.detail}"

@@ -241,6 +241,7 @@ class PlayerEvent:
     finish_best: int | None
     finish_worst: int | None
     prize: int | None
+    prize_hold: str = ""  # rule 20: withheld for review, then paid or confiscated
 
     @property
     def place(self) -> str:
@@ -290,6 +291,7 @@ def player_events(player_id: int, *, now: datetime) -> list[PlayerEvent]:
             "finish_best",
             "finish_worst",
             "prize",
+            "prize_hold",
         )
     )
     events = []
@@ -317,6 +319,7 @@ def player_events(player_id: int, *, now: datetime) -> list[PlayerEvent]:
                 finish_best=row["finish_best"],
                 finish_worst=row["finish_worst"],
                 prize=row["prize"],
+                prize_hold=row["prize_hold"],
             )
         )
     to_come = sorted((event for event in events if not event.over), key=lambda event: event.scheduled_start)

@@ -22,6 +22,7 @@ from tournaments.services.clock import (
     tournament_advance,
     tournaments_advance,
 )
+from tournaments.services.integrity import integrity_scan as integrity_scan_hands
 
 logger = logging.getLogger(__name__)
 
@@ -173,3 +174,10 @@ def hands_sweep() -> int:
     now = timezone.now()
     stalled = now - timedelta(seconds=settings.TABLE_STALLED_SECONDS)
     return tables.hands_catch_up(now=now, before=now - LOST_AFTER, stalled_before=stalled)
+
+
+@shared_task
+def integrity_scan(tournament_id: int) -> int:
+    """Rule 20's scan of a tournament's reported hands (services.integrity); returns
+    how many flags it created or grew."""
+    return len(integrity_scan_hands(tournament_id=tournament_id, now=timezone.now()))

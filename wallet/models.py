@@ -47,6 +47,8 @@ class TransferReason(models.TextChoices):
     PRIZE = "prize", _("prize")
     TMONEY_CONVERSION = "tmoney_conversion", _("T-Money conversion")
     STAFF_ADJUSTMENT = "staff_adjustment", _("staff adjustment")
+    # Rule 20: a withheld prize the room keeps after its review.
+    CONFISCATION = "confiscation", _("prize confiscated")
 
 
 class Account(models.Model):

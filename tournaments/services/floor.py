@@ -23,12 +23,13 @@ from django.db.models.lookups import Exact
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TablesChanged, TournamentChanged
-from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeStructure, Status, Table, Tournament
+from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeHold, PrizeStructure, Status, Table, Tournament
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
 from tournaments.services.hands import hands_deal
+from tournaments.services.integrity import integrity_scan_queue
 from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -278,7 +279,8 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
     pool = prize_pool_fund(tournament, pool=sum(payouts)) if any(won.get(entry.pk) for entry in unpaid) else None
     for entry in unpaid:
         amount, places = won.get(entry.pk, 0), _places(entry)
-        if amount and pool is not None:
+        # Rule 20: a withheld prize stays in the pool until staff decide (services.integrity).
+        if amount and pool is not None and entry.prize_hold != PrizeHold.WITHHELD:
             transfer_create(
                 source=pool,
                 destination=wallet_account(entry.player, pool.currency),
@@ -324,6 +326,8 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: date
     """The first elimination's consequences (rule 9), and the prizes now due."""
     if not outcome.finishes:
         return
+    # A player out (or the end): the hands that put him out are worth a look (rule 20).
+    integrity_scan_queue(tournament.pk, over=outcome.finished)
     if tournament.first_elimination_at is None:
         tournament.first_elimination_at = now
         fields = ["first_elimination_at"]

@@ -88,6 +88,14 @@ REFUSALS = {
     "transfer_target_entered": gettext_lazy(
         "That account is entered in this tournament already: one entry per player (rule 9)."
     ),
+    # Integrity reviews (rule 20).
+    "flag_decision": gettext_lazy("Choose a decision: clear or confirm."),
+    "flag_not_open": gettext_lazy("This flag is no longer open: staff have decided on it."),
+    "withhold_not_flagged": gettext_lazy("Only the prize of one of the flagged players can be withheld."),
+    "withhold_no_entry": gettext_lazy("That player has no entry in the flag's tournament."),
+    "withhold_paid": gettext_lazy("That prize has already been paid (or decided on): it can no longer be withheld."),
+    "not_withheld": gettext_lazy("That prize is not withheld: it has been paid or confiscated already."),
+    "prize_not_due": gettext_lazy("The prize is not due yet: the player has not finished the tournament."),
     # Deals (rule 23).
     "deals_disallowed": gettext_lazy("Deals are not allowed in this tournament (see the lobby)."),
     "not_real_money": gettext_lazy("Deals are only made in real-money tournaments (rule 23.8)."),
