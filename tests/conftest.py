@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import caches
+from django.utils import translation
 
 from tests.factories import UserFactory
 
@@ -19,6 +20,15 @@ def _fresh_cache(request):
     yield
     for alias in ("default", "local"):
         caches[alias].clear()
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    # A request to a Danish page leaves Danish active in the test's thread (the
+    # locale middleware activates it and nothing deactivates it): every test starts
+    # in English, the site's default, whatever ran before it.
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture
