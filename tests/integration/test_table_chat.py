@@ -90,6 +90,19 @@ def test_discussing_the_hand_in_play_is_held_back_with_a_warning_and_logged():
     assert AuditEntry.objects.get(action="tournaments.chat.held").data["text"] == "I folded two KINGS there"
     # Words inside other words are not card words.
     assert say(writer, tournament, "Thanks, that was a kingsized pot").status_code == 200
+    assert say(writer, tournament, "As I said, well played").status_code == 200
+
+
+@pytest.mark.parametrize("text", ["I had AsKd there", "folded Ah Kh", "my A♠ K♦ lost", "10♥ again"])
+def test_cards_written_out_during_a_hand_are_held_back(text):
+    tournament, _ = started([1000, 1000, 1000])
+    writer = seated(tournament)[0]
+
+    response = say(writer, tournament, text)
+
+    assert response.status_code == 400
+    assert ChatMessage.objects.get().held
+    assert text not in Client().get(table_url(tournament)).text
 
 
 def test_the_same_words_are_fine_between_hands(staff):

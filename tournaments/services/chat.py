@@ -27,6 +27,10 @@ CHAT_LENGTH = 200
 RATE_MESSAGES, RATE_SECONDS = 5, 10
 MUTE_MINUTES_MAX = 30 * 24 * 60
 SHOWN = 50  # the messages a table's chat shows
+# Cards written out, besides the room's words: two cards as the site and hand
+# histories write them (AsKd, "Ah Kh": rank capital, suit small) or any card with
+# its suit's symbol (A♠, 10 ♥).
+CARDS = re.compile(r"(?<!\w)[2-9TJQKA][shdc]\s?[2-9TJQKA][shdc](?!\w)|(?:10|[2-9TJQKA])\s?[♠♥♦♣]")
 
 
 @dataclass(frozen=True)
@@ -99,13 +103,15 @@ def chat_mute(*, player: "User", minutes: int, reason: str, staff: "User", now: 
 
 
 def _discusses_hand_in_play(table: Table, text: str) -> bool:
-    """Rule 19: does `text` use a card or hand word while a hand of three players or
-    more is in play at `table` (never in a heads-up event)?"""
+    """Rule 19: does `text` write cards or use a card or hand word while a hand of
+    three players or more is in play at `table` (never in a heads-up event)?"""
     if table.tournament.heads_up:
         return False
     seats = Hand.objects.filter(table=table, status=HandStatus.PLAYING).values_list("seats", flat=True).first()
     if seats is None or len(seats) <= 2:
         return False
+    if CARDS.search(text):
+        return True
     words = sorted(ChatWord.objects.values_list("word", flat=True), key=len, reverse=True)
     if not words:
         return False
