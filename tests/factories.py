@@ -65,7 +65,11 @@ def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
     players = []
     for _ in range(count):
         player = UserFactory()
-        price = tournament.buy_in + tournament.fee
+        price = (
+            tournament.buy_in
+            + tournament.fee
+            + (tournament.bounty_amount if tournament.bounty_kind == "knockout" else 0)
+        )
         deposit_create(user=player, currency=tournament.currency, amount=price, idempotency_key=f"fund-{player.pk}")
         entry_register(tournament_id=tournament.pk, player=player, now=now or timezone.now())
         players.append(player)

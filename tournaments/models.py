@@ -732,6 +732,8 @@ class Hand(models.Model):
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
     voided_reason = models.CharField(max_length=200, blank=True)  # staff's, shown with the hand
+    # Rules 24-26: the bounties the hand paid, [{"victim": entry id, "won": {entry id: amount}}].
+    bounties = models.JSONField(default=list, blank=True)
     # Read by the integrity scan (rule 20) once reported: tournaments.services.integrity.
     integrity_scanned = models.BooleanField(default=False, db_default=False, editable=False)
 

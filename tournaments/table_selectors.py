@@ -43,6 +43,7 @@ class HandResultView:
     board: tuple[str, ...]
     winners: list[tuple[str, int, tuple[str, ...]]]  # screen name, chips won, cards shown
     voided_reason: str | None = None  # rolled back (rule 22), and why
+    bounties: tuple[tuple[str, str, int], ...] = ()  # winner, knocked-out player, amount (rules 24-26)
 
 
 @dataclass
@@ -223,4 +224,10 @@ def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
         for seat, chips in sorted(_won(hand).items())
     ]
     voided = hand.voided_reason if hand.status == HandStatus.VOIDED else None
-    return HandResultView(hand.pk, hand.number, tuple((hand.result or {}).get("board", ())), winners, voided)
+    bounties = tuple(
+        (names.get(int(winner), ""), names.get(int(award["victim"]), ""), amount)
+        for award in hand.bounties
+        for winner, amount in award["won"].items()
+    )
+    board = tuple((hand.result or {}).get("board", ()))
+    return HandResultView(hand.pk, hand.number, board, winners, voided, bounties)

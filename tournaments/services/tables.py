@@ -30,6 +30,7 @@ from tournaments.models import (
     ExtraTimeStage,
     Hand,
     HandStatus,
+    Status,
     Table,
     Tournament,
 )
@@ -37,6 +38,7 @@ from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import Action, ActionKind, HandError
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.selectors import tournament_payouts
+from tournaments.services.bounties import bounties_pay, bounty_pay_winner
 from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
     entry_of,
@@ -178,6 +180,9 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
         taken = floor_hand_results(tournament=tournament, results=results, now=now)
         reported = [row.pk for row, took in zip(rows, taken, strict=True) if took]
         Hand.objects.filter(pk__in=reported).update(status=HandStatus.REPORTED)
+        bounties_pay(tournament=tournament, rows=[row for row, took in zip(rows, taken, strict=True) if took])
+        if tournament.status == Status.FINISHED:
+            bounty_pay_winner(tournament=tournament)
         # A result the floor did not take (its table moved on) stays for staff to see.
         for row, took in zip(rows, taken, strict=True):
             if not took:

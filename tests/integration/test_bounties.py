@@ -1,0 +1,122 @@
+"""Knockout bounties paid from real hands on prepared decks (rules 24-27): each
+player knocked out has his bounty paid, through the ledger, to the winners of the
+pot he put his last chips in; split to the cent; the high hand's in hi/lo; once."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
+from tests.tables import in_play, prepare, seat_of, started
+from tournaments.models import Entry, Hand, Status
+from tournaments.services.bounties import bounties_pay
+from wallet.models import Transfer, TransferReason
+from wallet.services import wallet_account
+
+pytestmark = pytest.mark.django_db
+
+BOUNTY = 500  # cents
+KNOCKOUT = {"bounty_kind": "knockout", "bounty_amount": BOUNTY, "buy_in": 1000, "fee": 100}
+
+
+def balance(entry: Entry) -> int:
+    return wallet_account(entry.player, "EUR").balance
+
+
+def books_balance() -> None:
+    call_command("wallet_audit", stdout=StringIO())
+
+
+def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
+    tournament, (daniel, barry, vicky, julian) = started([100, 200, 400, 1000], **KNOCKOUT)
+    row = in_play(tournament)
+    prepare(row, {barry: "AsAh", julian: "KsKh", vicky: "QsQh", daniel: "7c2d"}, "9c8d5h3sJd")
+
+    row = all_in_or_call(row)
+
+    # Barry wins the main pot and side pot 1, Julian side pot 2.
+    pots = row.result["pots"]
+    assert [pot["high"] for pot in pots[:3]] == [[seat_of(row, barry)]] * 2 + [[seat_of(row, julian)]]
+    assert [balance(entry) for entry in (daniel, barry, vicky, julian)] == [0, BOUNTY, 0, BOUNTY]
+    row.refresh_from_db()
+    assert sorted(row.bounties, key=lambda award: award["victim"]) == sorted(
+        [
+            {"victim": daniel.pk, "won": {str(barry.pk): BOUNTY}},
+            {"victim": vicky.pk, "won": {str(julian.pk): BOUNTY}},
+        ],
+        key=lambda award: award["victim"],
+    )
+    paid_out = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="")  # not the buy-ins' bounties
+    memos = set(paid_out.values_list("memo", flat=True))
+    assert memos == {f"bounty of {daniel.player.screen_name}", f"bounty of {vicky.player.screen_name}"}
+    books_balance()
+    table = Client().get(f"/tournaments/{tournament.pk}/tables/1/").text
+    assert f"{barry.player.screen_name} won {daniel.player.screen_name}'s bounty of €5" in table
+    assert f"{julian.player.screen_name} won {vicky.player.screen_name}'s bounty of €5" in table
+
+    # A report repeated (a retried task) pays nothing twice.
+    bounties_pay(tournament=tournament, rows=[Hand.objects.get(pk=row.pk)])
+    assert [balance(entry) for entry in (daniel, barry, vicky, julian)] == [0, BOUNTY, 0, BOUNTY]
+    books_balance()
+
+
+def test_a_bounty_split_three_ways_gives_the_odd_cent_to_the_first_winner_after_the_button():
+    tournament, (victim, *winners) = started([100, 1000, 1000, 1000], **KNOCKOUT)
+    row = in_play(tournament)
+    # A straight on the board; a jack makes each winner the higher one.
+    prepare(row, {victim: "2d3h", winners[0]: "JcAd", winners[1]: "JdAh", winners[2]: "JhAs"}, "Tc9d8h7s6c")
+
+    row = all_in_or_call(row)
+
+    button = row.setup["button"]
+    seats = sorted(int(seat) for seat in row.seats)
+    order = [seat for seat in seats if seat > button] + [seat for seat in seats if seat <= button]
+    first = min(winners, key=lambda entry: order.index(seat_of(row, entry)))
+    last = max(winners, key=lambda entry: order.index(seat_of(row, entry)))
+    paid = {entry.pk: balance(entry) for entry in winners}
+    # 500 cents in three: 166 each and two odd cents, to the first two after the button.
+    assert sum(paid.values()) == BOUNTY
+    assert (paid[first.pk], paid[last.pk]) == (167, 166)
+    assert sorted(paid.values()) == [166, 167, 167]
+    books_balance()
+
+
+def test_in_hi_lo_the_bounty_goes_with_the_high_half_and_the_low_winner_gets_none():
+    tournament, (low, high, out) = started([1000, 1000, 30], **(OMAHA_HILO | KNOCKOUT))
+    row = in_play(tournament)
+    prepare(row, {low: "As2sQhQc", high: "KsKcJhJd", out: "9s9c8h8d"}, "3d4d7cKdTs")
+
+    row = all_in_or_call(row)
+
+    relevant = next(pot for pot in reversed(row.result["pots"]) if seat_of(row, out) in pot["eligible"])
+    assert relevant["low"] == [seat_of(row, low)]  # the low took half the pot
+    assert (balance(high), balance(low)) == (BOUNTY, 0)
+    books_balance()
+
+
+def test_the_winner_of_a_knockout_event_gets_his_own_bounty():
+    tournament, (winner, loser) = started([1000, 1000], **KNOCKOUT)
+    row = in_play(tournament)
+    prepare(row, {winner: "AsAh", loser: "7c2d"}, "9c8d5h3sJd")
+
+    all_in_or_call(row)
+
+    tournament.refresh_from_db()
+    assert tournament.status == Status.FINISHED
+    winner.refresh_from_db()
+    # His prize, the loser's bounty and his own.
+    assert (balance(winner), balance(loser)) == (winner.prize + 2 * BOUNTY, 0)
+    books_balance()
+
+
+def test_no_bounty_is_paid_in_an_event_without_bounties():
+    tournament, (winner, loser) = started([1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {winner: "AsAh", loser: "7c2d"}, "9c8d5h3sJd")
+
+    all_in_or_call(row)
+
+    assert not Transfer.objects.filter(reason=TransferReason.BOUNTY).exists()
+    books_balance()
