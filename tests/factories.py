@@ -68,7 +68,7 @@ def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
         price = (
             tournament.buy_in
             + tournament.fee
-            + (tournament.bounty_amount if tournament.bounty_kind == "knockout" else 0)
+            + (tournament.bounty_amount if tournament.bounty_kind in ("knockout", "progressive") else 0)
         )
         deposit_create(user=player, currency=tournament.currency, amount=price, idempotency_key=f"fund-{player.pk}")
         entry_register(tournament_id=tournament.pk, player=player, now=now or timezone.now())

@@ -283,7 +283,16 @@ class TournamentAdmin(admin.ModelAdmin):
         ),
         (
             _("Prizes and bounties"),
-            {"fields": ("prize_structure", "guarantee", "prize_contributions", "bounty_kind", "bounty_amount")},
+            {
+                "fields": (
+                    "prize_structure",
+                    "guarantee",
+                    "prize_contributions",
+                    "bounty_kind",
+                    "bounty_amount",
+                    "pko_cash_percent",
+                )
+            },
         ),
         (_("Satellite"), {"fields": ("satellite_target", "satellite_seats", "ends_when_prizes_equal")}),
         (_("Floor"), {"fields": ("dead_button", "hand_for_hand_at")}),

@@ -67,6 +67,7 @@ class PrizeStructure(models.TextChoices):
 class BountyKind(models.TextChoices):
     NONE = BountyKindRule.NONE.value, _("None")
     KNOCKOUT = BountyKindRule.KNOCKOUT.value, _("Knockout")
+    PROGRESSIVE = BountyKindRule.PROGRESSIVE.value, _("Progressive knockout")
     TEAM_PRO = BountyKindRule.TEAM_PRO.value, _("Team Pro bounty")
     FIXED = BountyKindRule.FIXED.value, _("Fixed bounty")
 
@@ -262,8 +263,14 @@ class Tournament(models.Model):
         _("prize structure"), max_length=20, choices=PrizeStructure.choices, default=PrizeStructure.STANDARD
     )
     guarantee = models.PositiveBigIntegerField(_("guaranteed prize pool"), default=0)
-    bounty_kind = models.CharField(_("bounty"), max_length=10, choices=BountyKind.choices, default=BountyKind.NONE)
+    bounty_kind = models.CharField(_("bounty"), max_length=12, choices=BountyKind.choices, default=BountyKind.NONE)
     bounty_amount = models.PositiveBigIntegerField(_("bounty amount"), default=0)
+    pko_cash_percent = models.PositiveSmallIntegerField(
+        _("progressive knockout: share paid in cash (%)"),
+        default=50,
+        validators=[MaxValueValidator(100)],
+        help_text=_("Of each bounty won; the rest is added to the winner's own bounty."),
+    )
 
     # Satellites (rule 10): seats into another event.
     satellite_target = models.ForeignKey(
@@ -634,6 +641,8 @@ class Entry(models.Model):
     time_bank_ms = models.PositiveIntegerField(null=True, blank=True, editable=False)
     time_bank_level = models.PositiveSmallIntegerField(default=0, editable=False)
     disconnect_extra_used = models.BooleanField(default=False, editable=False)  # rule 18.2: once
+    # Progressive knockout: what bounties won added to his own head, beyond what his entry paid.
+    bounty_added = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name_plural = "entries"

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
-from tournaments.rules.pricing import pool_currency
+from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, pool_currency
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
     BreakKind,
@@ -102,7 +102,8 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     seat_value = None
     if tournament.satellite_target_id:
         target = tournament.satellite_target
-        seat_value = target.buy_in + target.fee + (target.bounty_amount if target.bounty_kind == "knockout" else 0)
+        bounty = target.bounty_amount if target.bounty_kind in ENTRANTS_PAY_BOUNTY else 0
+        seat_value = target.buy_in + target.fee + bounty
     places = payout_table(
         structure=PrizeStructure(tournament.prize_structure),
         entrants=tournament.entries_count,

@@ -14,6 +14,7 @@ from live.presence import connected
 from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.hands import Legal
+from tournaments.services.bounties import PAID_BY_ENTRANTS, bounty_heads
 from tournaments.services.hands import replay
 
 RECENT_HANDS = 5
@@ -34,6 +35,7 @@ class SeatState:
     cards: tuple[str, ...] = ()  # shown down only
     won: int = 0
     away: bool = False  # a person seated here with no page open at the table (rule 18)
+    bounty: int = 0  # the bounty on his head (knockout events)
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class HandResultView:
     board: tuple[str, ...]
     winners: list[tuple[str, int, tuple[str, ...]]]  # screen name, chips won, cards shown
     voided_reason: str | None = None  # rolled back (rule 22), and why
-    bounties: tuple[tuple[str, str, int], ...] = ()  # winner, knocked-out player, amount (rules 24-26)
+    # Winner, knocked-out player, amount in cash, amount added to the winner's head (rules 24-26).
+    bounties: tuple[tuple[str, str, int, int], ...] = ()
 
 
 @dataclass
@@ -97,6 +100,11 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     people = {seat: player for seat, _, _, _, player, is_bot in rows if not is_bot}
     here = connected(people.values())
     away = {seat for seat, player in people.items() if player not in here}
+    heads = {}
+    if tournament.bounty_kind in PAID_BY_ENTRANTS:
+        entries = dict(Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list("seat", "pk"))
+        owed = bounty_heads(entries.values())
+        heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
     # A rolled-back hand is not shown as the one in play: nothing it did stands.
     current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
@@ -128,12 +136,21 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
                     cards=shown.get(number, ()),
                     won=won.get(number, 0),
                     away=number in away,
+                    bounty=heads.get(number, 0),
                 )
             )
         elif number in seated:
             name, chips, sitting_out = seated[number]
             seats.append(
-                SeatState(number, name, chips, role=roles.get(number, ""), sitting_out=sitting_out, away=number in away)
+                SeatState(
+                    number,
+                    name,
+                    chips,
+                    role=roles.get(number, ""),
+                    sitting_out=sitting_out,
+                    away=number in away,
+                    bounty=heads.get(number, 0),
+                )
             )
         else:
             seats.append(SeatState(number))
@@ -225,9 +242,9 @@ def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
     ]
     voided = hand.voided_reason if hand.status == HandStatus.VOIDED else None
     bounties = tuple(
-        (names.get(int(winner), ""), names.get(int(award["victim"]), ""), amount)
+        (names.get(int(winner), ""), names.get(int(award["victim"]), ""), cash, award.get("added", {}).get(winner, 0))
         for award in hand.bounties
-        for winner, amount in award["won"].items()
+        for winner, cash in {**dict.fromkeys(award.get("added", {}), 0), **award["won"]}.items()
     )
     board = tuple((hand.result or {}).get("board", ()))
     return HandResultView(hand.pk, hand.number, board, winners, voided, bounties)

@@ -12,8 +12,9 @@ from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
 from tests.tables import in_play, prepare, seat_of, started
 from tournaments.models import Entry, Hand, Status
 from tournaments.services.bounties import bounties_pay
-from wallet.models import Transfer, TransferReason
-from wallet.services import wallet_account
+from tournaments.services.cancellation import CancelMode, tournament_cancel
+from wallet.models import AccountKind, Transfer, TransferReason
+from wallet.services import account_get, wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -119,4 +120,60 @@ def test_no_bounty_is_paid_in_an_event_without_bounties():
     all_in_or_call(row)
 
     assert not Transfer.objects.filter(reason=TransferReason.BOUNTY).exists()
+    books_balance()
+
+
+def test_a_progressive_knockout_chain_pays_half_in_cash_and_carries_half_on_the_winners_heads():
+    tournament, (a, b, c) = started([2000, 500, 10_000], bounty_kind="progressive", bounty_amount=BOUNTY)
+    row = in_play(tournament)
+    prepare(row, {a: "AsAh", c: "KsKh", b: "7c2d"}, "9c8d5h3sJd")
+
+    all_in_or_call(row)  # A knocks B out: 250 in cash, 250 on A's head
+
+    assert balance(a) == 250
+    assert Entry.objects.get(pk=a.pk).bounty_added == 250
+    table = Client().get(f"/tournaments/{tournament.pk}/tables/1/").text
+    assert f"{a.player.screen_name} won {b.player.screen_name}'s bounty of €2.50 (and €2.50 on his own head)" in table
+    assert "Bounty €7.50" in table  # on A's head; C's is still €5
+    assert "Bounty €5" in table
+    row = in_play(tournament)
+    prepare(row, {a: "7d2c", c: "AdAc"}, "9h8s5d3cJh")
+
+    all_in_or_call(row)  # C knocks A out: A's head of 750, 375 in cash and 375 on C's head
+
+    tournament.refresh_from_db()
+    assert tournament.status == Status.FINISHED
+    a.refresh_from_db()
+    b.refresh_from_db()
+    c.refresh_from_db()
+    assert balance(b) == b.prize
+    assert balance(a) == a.prize + 250
+    # 375 for A's bounty, then his own head as the winner: 500 paid, 375 added.
+    assert balance(c) == c.prize + 375 + 875
+    # Every cent of the bounties in is paid out.
+    assert _bounty_account(tournament).balance == 0
+    books_balance()
+
+
+def _bounty_account(tournament):
+    return account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref=f"tournament:{tournament.pk}")
+
+
+def test_a_progressive_knockout_cancelled_mid_play_returns_every_head_in_full(staff):
+    tournament, (a, b, c) = started([2000, 500, 10_000], bounty_kind="progressive", bounty_amount=BOUNTY)
+    row = in_play(tournament)
+    prepare(row, {a: "AsAh", c: "KsKh", b: "7c2d"}, "9c8d5h3sJd")
+    all_in_or_call(row)  # A knocks B out: 250 in cash, 250 on A's head
+
+    tournament_cancel(
+        tournament_id=tournament.pk,
+        actor=staff,
+        reason="Servers down",
+        mode=CancelMode.ROLL_FORWARD,
+        now=tournament.scheduled_start,
+    )
+
+    bounty_refunds = Transfer.objects.filter(reason__in=[TransferReason.REFUND, TransferReason.BOUNTY]).exclude(memo="")
+    assert _bounty_account(tournament).balance == 0
+    assert bounty_refunds.filter(memo="bounties won, on his head").get().amount == 250
     books_balance()

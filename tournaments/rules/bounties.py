@@ -7,7 +7,7 @@ equally between players who split it, odd cents one at a time to the earliest
 positions after the button (rule 26).
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -41,17 +41,3 @@ def bounty_shares(amount: int, winners: Sequence[int], *, button: int, seats: Se
         return {}
     share, odd = divmod(amount, len(ranked))
     return {seat: share + (1 if position < odd else 0) for position, seat in enumerate(ranked)}
-
-
-def awards(
-    pots: Sequence[PotWinners],
-    bounties: Mapping[int, int],
-    *,
-    button: int,
-    seats: Sequence[int],
-) -> dict[int, dict[int, int]]:
-    """Every knocked-out seat's bounty (`bounties`: seat -> amount) by winning seat."""
-    return {
-        victim: bounty_shares(bounties[victim], winners, button=button, seats=seats)
-        for victim, winners in knockouts(pots, list(bounties)).items()
-    }

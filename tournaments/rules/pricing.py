@@ -18,8 +18,13 @@ class EntryKindRule(StrEnum):
 class BountyKindRule(StrEnum):
     NONE = "none"
     KNOCKOUT = "knockout"
+    PROGRESSIVE = "progressive"  # progressive knockout: part cash, part on the winner's own head
     TEAM_PRO = "team_pro"
     FIXED = "fixed"
+
+
+# The kinds where every entrant carries a bounty he paid with his entry.
+ENTRANTS_PAY_BOUNTY = frozenset({BountyKindRule.KNOCKOUT, BountyKindRule.PROGRESSIVE})
 
 
 @dataclass(frozen=True)
@@ -51,4 +56,4 @@ def entry_price(*, entry_kind: str, buy_in: int, fee: int, bounty_kind: str, bou
     bounty, since the room puts up Team Pro and fixed bounties (rule 27)."""
     if entry_kind == EntryKindRule.FREEROLL:
         return EntryPrice(0, 0, 0)
-    return EntryPrice(buy_in, fee, bounty_amount if bounty_kind == BountyKindRule.KNOCKOUT else 0)
+    return EntryPrice(buy_in, fee, bounty_amount if bounty_kind in ENTRANTS_PAY_BOUNTY else 0)

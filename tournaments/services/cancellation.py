@@ -25,9 +25,10 @@ from tournaments.services.editing import clock_look_now
 from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import Currency, Ticket, TicketStatus, TransferReason
+from wallet.models import AccountKind, Currency, Ticket, TicketStatus, TransferReason
 from wallet.services import (
     WalletError,
+    account_get,
     house_account_spec,
     transfer_create,
     transfers_create,
@@ -181,6 +182,7 @@ def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime
         # Play began on these tickets: they are spent, as the start would have done.
         ticket_consume(ticket_id=ticket_id)
     fees = sum(_refund_fees(tournament=tournament, entry=entry, actor=actor) for entry in remaining)
+    _return_bounties_won(tournament=tournament, remaining=remaining, actor=actor)
     currency = tournament.pool_currency
     full_pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
     pool_account = prize_pool_fund(tournament, pool=full_pool, actor=actor)
@@ -216,6 +218,25 @@ def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime
         "fees_refunded": fees,
         "shares": {str(player): share for player, share in shares.items()},
     }
+
+
+def _return_bounties_won(*, tournament: Tournament, remaining: list[Entry], actor: "User | None") -> None:
+    """Progressive knockout: what knockouts added to a remaining player's head is his,
+    paid from the bounty account with his own bounty (refunded with his fees)."""
+    account = account_get(
+        kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}"
+    )
+    for entry in remaining:
+        if entry.bounty_added:
+            transfer_create(
+                source=account,
+                destination=wallet_account(entry.player, account.currency),
+                amount=entry.bounty_added,
+                reason=TransferReason.BOUNTY,
+                idempotency_key=f"tournament:{tournament.pk}:roll_forward:bounty:{entry.pk}",
+                actor=actor,
+                memo="bounties won, on his head",
+            )
 
 
 def _refund_fees(*, tournament: Tournament, entry: Entry, actor: "User | None") -> int:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tournaments.rules.bounties import PotWinners, awards, bounty_shares, knockouts
+from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
 
 # Rule 24's example at seats 1-4: Daniel (1) 100, Barry (2) 200, Vicky (3) 400, Julian (4) 1,000.
 EXAMPLE = [
@@ -21,10 +21,6 @@ def test_a_tied_pot_splits_the_bounty_and_the_odd_cents_go_first_after_the_butto
     # Button at seat 5 of 6: seat 6 comes first, then 1, then 2.
     assert bounty_shares(1000, [2, 6, 1], button=5, seats=[1, 2, 3, 4, 5, 6]) == {6: 334, 1: 333, 2: 333}
     assert bounty_shares(500, [2, 6, 1], button=5, seats=[1, 2, 3, 4, 5, 6]) == {6: 167, 1: 167, 2: 166}
-
-
-def test_awards_pay_each_victim_s_bounty_to_his_pot_s_winners():
-    assert awards(EXAMPLE, {1: 500, 3: 700}, button=4, seats=[1, 2, 3, 4]) == {1: {2: 500}, 3: {4: 700}}
 
 
 def test_a_negative_bounty_is_refused():
