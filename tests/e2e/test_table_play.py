@@ -156,7 +156,8 @@ def test_a_player_plays_a_hand_with_the_buttons_against_bots_and_finds_it_in_the
     hand = replay(row)
     seat = next(int(seat) for seat, pk in row.seats.items() if int(pk) == entry.pk)
     cards = hand.hole_cards(seat)
-    players = page.get_by_role("row").filter(has_text="Alice")
+    # The players list (the replayer below it shows the same cards, step by step).
+    players = page.get_by_role("table").first.get_by_role("row").filter(has_text="Alice")
     expect(players.locator(".playing-card")).to_have_text([card(code) for code in cards])
     log = page.locator(".actions-log")
     expect(log).to_contain_text("Alice: checks or calls")
