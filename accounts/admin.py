@@ -10,7 +10,7 @@ class UserAdmin(BaseUserAdmin):
     search_fields = ("username", "screen_name", "email")
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        ("Player", {"fields": ("screen_name", "country", "preferred_currency", "language")}),
+        ("Player", {"fields": ("screen_name", "country", "preferred_currency", "language", "is_team_pro")}),
     )
     add_fieldsets = (
         *BaseUserAdmin.add_fieldsets,

@@ -17,6 +17,8 @@ class User(AbstractUser):
     language = models.CharField(_("language"), max_length=8, default="en")
     # Played by the house's bot (tournaments.rules.bots): the demo's players and load tests'.
     is_bot = models.BooleanField(_("bot"), default=False)
+    # Carries the room's bounty in every Team Pro bounty event he plays (rule 23's note).
+    is_team_pro = models.BooleanField(_("team pro"), default=False)
 
     class Meta(AbstractUser.Meta):
         # "Alice" and "alice" would pass for one player at the tables (rule 21), so

@@ -27,6 +27,7 @@ from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors import (
     LOBBY_FIELDS,
+    bounty_players,
     chip_leaders,
     player_marks,
     playing_at,
@@ -367,6 +368,7 @@ def tournament_info(request, pk: int):
     if request.user.is_authenticated and tournament.started_at:
         context["own_table"] = playing_at(tournament.status, player_marks(request.user.pk, [pk]).get(pk))
     context |= players_context(tournament, search="", page_number="1")
+    context["bounty_players"] = bounty_players(tournament)
     return render(request, "lobby/tournament_info.html", context)
 
 

@@ -235,7 +235,7 @@ class TournamentAdmin(admin.ModelAdmin):
     search_fields = ("name", "blind_structure__name")
     date_hierarchy = "scheduled_start"
     ordering = ("-scheduled_start",)
-    autocomplete_fields = ("blind_structure", "satellite_target")
+    autocomplete_fields = ("blind_structure", "satellite_target", "bounty_players")
     readonly_fields = ("status", "entries_count", "prize_contributions", "entry_terms", "clone_button")
     actions = (
         "clone_selected",
@@ -291,6 +291,7 @@ class TournamentAdmin(admin.ModelAdmin):
                     "bounty_kind",
                     "bounty_amount",
                     "pko_cash_percent",
+                    "bounty_players",
                 )
             },
         ),

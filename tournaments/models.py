@@ -265,6 +265,14 @@ class Tournament(models.Model):
     guarantee = models.PositiveBigIntegerField(_("guaranteed prize pool"), default=0)
     bounty_kind = models.CharField(_("bounty"), max_length=12, choices=BountyKind.choices, default=BountyKind.NONE)
     bounty_amount = models.PositiveBigIntegerField(_("bounty amount"), default=0)
+    # Fixed bounty: the named players carry the bounty, paid by the room (rule 28: only if they play).
+    bounty_players = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="bounties_on_head",
+        verbose_name=_("bounty players"),
+        help_text=_("Fixed bounty events: the named players who carry the bounty."),
+    )
     pko_cash_percent = models.PositiveSmallIntegerField(
         _("progressive knockout: share paid in cash (%)"),
         default=50,

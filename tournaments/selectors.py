@@ -9,7 +9,7 @@ from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, Purchase, Status, Tournament
+from tournaments.models import ENTERED, UNDER_WAY, BountyKind, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, pool_currency
 from tournaments.rules.registration import Window
@@ -506,3 +506,26 @@ def transfer_tournament_ids(rows: Iterable[Mapping]) -> dict[int, int]:
         )
         tournament_of |= {pk: entries[purchase] for pk, purchase in purchase_of.items() if purchase in entries}
     return tournament_of
+
+
+@dataclass(frozen=True)
+class BountyPlayer:
+    name: str
+    playing: bool | None  # None before the start; False: he did not play, so has no bounty (rule 28)
+
+
+def bounty_players(tournament: Tournament) -> list[BountyPlayer]:
+    """The players who carry the room's bounty: a fixed bounty event's named players,
+    a Team Pro event's team pros who entered; whether each played, once it started."""
+    entered = set(tournament.entries.filter(status__in=ENTERED).values_list("player_id", flat=True))
+    started = tournament.started_at is not None
+    if tournament.bounty_kind == BountyKind.FIXED:
+        named = tournament.bounty_players.order_by("screen_name").values_list("pk", "screen_name")
+        return [BountyPlayer(name, (pk in entered) if started else None) for pk, name in named]
+    if tournament.bounty_kind == BountyKind.TEAM_PRO:
+        pros = tournament.entries.filter(status__in=ENTERED, player__is_team_pro=True)
+        return [
+            BountyPlayer(name, True)
+            for name in pros.order_by("player__screen_name").values_list("player__screen_name", flat=True)
+        ]
+    return []

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from live.presence import connected
-from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Table, Tournament
+from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.hands import Legal
-from tournaments.services.bounties import PAID_BY_ENTRANTS, bounty_heads
+from tournaments.services.bounties import bounty_heads
 from tournaments.services.hands import replay
 
 RECENT_HANDS = 5
@@ -101,9 +101,9 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     here = connected(people.values())
     away = {seat for seat, player in people.items() if player not in here}
     heads = {}
-    if tournament.bounty_kind in PAID_BY_ENTRANTS:
+    if tournament.bounty_kind != BountyKind.NONE:
         entries = dict(Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list("seat", "pk"))
-        owed = bounty_heads(entries.values())
+        owed = bounty_heads(tournament, entries.values())
         heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
     # A rolled-back hand is not shown as the one in play: nothing it did stands.

@@ -8,6 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from accounts.models import User
+from tests.factories import UserFactory
 from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
 from tests.tables import in_play, prepare, seat_of, started
 from tournaments.models import Entry, Hand, Status
@@ -176,4 +178,40 @@ def test_a_progressive_knockout_cancelled_mid_play_returns_every_head_in_full(st
     bounty_refunds = Transfer.objects.filter(reason__in=[TransferReason.REFUND, TransferReason.BOUNTY]).exclude(memo="")
     assert _bounty_account(tournament).balance == 0
     assert bounty_refunds.filter(memo="bounties won, on his head").get().amount == 250
+    books_balance()
+
+
+# The room's bounties: Team Pro and fixed (rules 27, 28)
+
+
+def test_a_team_pro_s_bounty_is_paid_by_the_room_and_a_player_s_knockout_pays_none():
+    tournament, (pro, winner, other) = started([500, 5000, 400], bounty_kind="team_pro", bounty_amount=1000)
+    User.objects.filter(pk=pro.player_id).update(is_team_pro=True)
+    row = in_play(tournament)
+    prepare(row, {winner: "AsAh", pro: "KsKh", other: "7c2d"}, "9c8d5h3sJd")
+
+    all_in_or_call(row)  # both short stacks out
+
+    winner.refresh_from_db()
+    assert balance(winner) == winner.prize + 1000  # the pro's bounty, none for the other
+    paid = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="").get()
+    assert (paid.source.kind, paid.amount, paid.memo) == ("house", 1000, f"bounty of {pro.player.screen_name}")
+    books_balance()
+
+
+def test_a_fixed_bounty_player_who_did_not_play_has_no_bounty_and_one_who_wins_keeps_none():
+    tournament, (named, loser) = started([1000, 1000], bounty_kind="fixed", bounty_amount=2000)
+    absent = UserFactory(screen_name="Absent Pro")
+    tournament.bounty_players.add(named.player, absent)
+    row = in_play(tournament)
+    prepare(row, {named: "AsAh", loser: "7c2d"}, "9c8d5h3sJd")
+
+    info = Client().get(f"/tournaments/{tournament.pk}/").text
+    all_in_or_call(row)  # the bounty player wins the event
+
+    assert 'Absent Pro <span class="note">did not play: no bounty</span>' in info
+    assert named.player.screen_name in info
+    named.refresh_from_db()
+    assert balance(named) == named.prize  # the room keeps his bounty (rule 27)
+    assert not Transfer.objects.filter(reason=TransferReason.BOUNTY).exists()
     books_balance()

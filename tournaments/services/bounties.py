@@ -5,8 +5,11 @@ report's transaction. In a knockout event his head is what his entry paid into
 that account, all paid in cash. In a progressive knockout it is that plus what
 his own knockouts added to it: the event's share is paid in cash and the rest is
 added to each winner's own head (both split the same way, rule 26). The winner
-of the event gets his own head (rule 27). Each payment has its own idempotency
-key: a report repeated never pays twice."""
+of the event gets his own head (rule 27). In Team Pro and fixed bounty events the
+room pays, from the house account: every team pro who plays, or every named
+bounty player who plays (rule 28), carries the event's bounty; a bounty player
+who wins keeps none (rule 27). Each payment has its own idempotency key: a
+report repeated never pays twice."""
 
 from collections import defaultdict
 from collections.abc import Iterable
@@ -17,18 +20,19 @@ from django.db.models import F, Sum
 from tournaments.models import BountyKind, Entry, Hand, Purchase, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
 from wallet.models import Account, AccountKind, TransferReason
-from wallet.services import account_get, transfer_create, wallet_account
+from wallet.services import account_get, house_account, transfer_create, wallet_account
 
 if TYPE_CHECKING:
     from accounts.models import User
 
 PAID_BY_ENTRANTS = (BountyKind.KNOCKOUT, BountyKind.PROGRESSIVE)
+PAID_BY_THE_ROOM = (BountyKind.TEAM_PRO, BountyKind.FIXED)
 
 
 def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
     """The bounties of the players knocked out in `rows` (hands the floor has just
     taken, in order), paid and recorded on each hand."""
-    if tournament.bounty_kind not in PAID_BY_ENTRANTS:
+    if tournament.bounty_kind not in (*PAID_BY_ENTRANTS, *PAID_BY_THE_ROOM):
         return
     # A hand whose bounties are recorded has paid them: a repeat adds nothing to any head.
     rows = [row for row in rows if not row.bounties]
@@ -44,7 +48,7 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
         out = knocked[row.pk]
         if not out:
             continue
-        heads = bounty_heads(out.values())  # read per hand: an earlier one may have added to them
+        heads = bounty_heads(tournament, out.values())  # read per hand: an earlier one may have added to them
         result = row.result or {}
         pots = [PotWinners(tuple(pot["eligible"]), tuple(pot["high"])) for pot in result.get("pots", [])]
         seats = [int(seat) for seat in row.seats]
@@ -52,7 +56,10 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
         for seat, pot_winners in knockouts(pots, list(out)).items():
             victim = out[seat]
             head = heads.get(victim, 0)
-            cash = head if tournament.bounty_kind == BountyKind.KNOCKOUT else head * tournament.pko_cash_percent // 100
+            if not head:
+                continue  # no bounty on him (Team Pro, fixed: not a bounty player)
+            progressive = tournament.bounty_kind == BountyKind.PROGRESSIVE
+            cash = head * tournament.pko_cash_percent // 100 if progressive else head
             in_cash = bounty_shares(cash, pot_winners, button=row.setup["button"], seats=seats)
             on_head = bounty_shares(head - cash, pot_winners, button=row.setup["button"], seats=seats)
             won = {int(row.seats[str(winner)]): amount for winner, amount in in_cash.items() if amount}
@@ -77,16 +84,26 @@ def bounty_pay_winner(*, tournament: Tournament) -> None:
     winner = Entry.objects.filter(tournament=tournament, finish_best=1).select_related("player").first()
     if winner is None:
         return
-    amount = bounty_heads([winner.pk]).get(winner.pk, 0)
+    amount = bounty_heads(tournament, [winner.pk]).get(winner.pk, 0)
     if amount:
         _pay(tournament, _account(tournament), winner.player, amount, key=f"{winner.pk}:own", memo="own bounty")
 
 
-def bounty_heads(entries: Iterable[int]) -> dict[int, int]:
+def bounty_heads(tournament: Tournament, entries: Iterable[int]) -> dict[int, int]:
     """The bounty on each entry's head: what its purchases paid into the bounty
-    account, and what knockouts added to it (progressive knockout)."""
+    account and what knockouts added to it (knockout, progressive knockout); the
+    event's bounty for a team pro or a named bounty player (Team Pro, fixed)."""
     entries = list(entries)
+    if tournament.bounty_kind in PAID_BY_THE_ROOM:
+        carriers = Entry.objects.filter(pk__in=entries)
+        if tournament.bounty_kind == BountyKind.TEAM_PRO:
+            carriers = carriers.filter(player__is_team_pro=True)
+        else:
+            carriers = carriers.filter(player__in=tournament.bounty_players.all())
+        return dict.fromkeys(carriers.values_list("pk", flat=True), tournament.bounty_amount)
     heads: dict[int, int] = defaultdict(int)
+    if tournament.bounty_kind not in PAID_BY_ENTRANTS:
+        return heads
     purchases = Purchase.objects.filter(entry__in=entries, refunded_at=None)
     for entry, amount in purchases.values("entry").annotate(paid=Sum("bounty")).values_list("entry", "paid"):
         heads[entry] += amount or 0
@@ -102,6 +119,9 @@ def _out(row: Hand) -> dict[int, int]:
 
 
 def _account(tournament: Tournament) -> Account:
+    """Where the bounties come from: the event's bounty account, or the room's own money."""
+    if tournament.bounty_kind in PAID_BY_THE_ROOM:
+        return house_account(tournament.pool_currency)
     return account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}")
 
 
