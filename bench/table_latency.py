@@ -58,7 +58,7 @@ import redis  # noqa: E402
 from websockets.frames import Frame, Opcode  # noqa: E402
 
 from bench.clock import Processes, wait_for_worker  # noqa: E402
-from bench.fanout import Client, percentile, raise_open_files  # noqa: E402
+from bench.fanout import Client, group_cpu, percentile, raise_open_files  # noqa: E402
 from bench.hands import bot_tournament  # noqa: E402
 from bench.harness import free_port, procfile, throwaway_database, wait_ready  # noqa: E402
 
@@ -70,7 +70,7 @@ STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
 BOT_SECONDS, HAND_GAP_SECONDS = "0.5", "1"
 PERSON_ACTION_SECONDS = 120  # the bench may fall behind under load: a person never times out
 WARM_UP = 15.0
-POLL = 0.02
+POLL = 0.05
 SETTLE = 5.0  # how long a turn may take to show on the table's sockets before the action goes anyway
 PATIENCE = 10.0  # an update not on every socket by then is counted lost
 CONNECTING_AT_ONCE = 100
@@ -171,22 +171,53 @@ def seed(tables: int) -> tuple[int, dict[int, tuple[int, str]]]:
 def turns(tournament_id: int, people: dict[int, tuple[int, str]]) -> list[tuple[int, int, int, int, int]]:
     """The people to act now: (hand, actions so far, table number, seat, entry)."""
     from django.db import close_old_connections
+    from django.db.models import F, Func, IntegerField
 
     from tournaments.models import Entry, Hand, HandStatus
 
     close_old_connections()
     rows = Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING, to_act__isnull=False)
+    rows = rows.annotate(taken=Func(F("actions"), function="jsonb_array_length", output_field=IntegerField()))
     found = []
-    for pk, actions, to_act, seats, number in rows.values_list("pk", "actions", "to_act", "seats", "table__number"):
+    for pk, taken, to_act, seats, number in rows.values_list("pk", "taken", "to_act", "seats", "table__number"):
         entry_id = int(seats[str(to_act)])
         if entry_id in people:
-            found.append((pk, len(actions), number, to_act, entry_id))
+            found.append((pk, taken, number, to_act, entry_id))
     if found:
         away = set(
             Entry.objects.filter(pk__in=[turn[4] for turn in found], sitting_out=True).values_list("pk", flat=True)
         )
         found = [turn for turn in found if turn[4] not in away]
     return found
+
+
+def bots_behind(tournament_id: int) -> tuple[int, float]:
+    """Hands whose turn's deadline has passed (a bot's: a person's is two minutes
+    away), and how long ago the oldest passed, in seconds: the worker's backlog."""
+    from django.db import close_old_connections
+    from django.db.models import Min
+    from django.utils import timezone
+
+    from tournaments.models import Hand, HandStatus
+
+    close_old_connections()
+    now = timezone.now()
+    due = Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING, deadline_at__lt=now)
+    found = due.aggregate(oldest=Min("deadline_at"))["oldest"]
+    return due.count(), (now - found).total_seconds() if found else 0.0
+
+
+def machine_cpu() -> float:
+    """CPU seconds the whole machine has been busy (every core, /proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_now(processes: Processes) -> dict[str, float]:
+    """CPU seconds so far of each Procfile process (its group), this process, the machine."""
+    used = {name: group_cpu(proc.pid) for name, proc in processes.procs.items()}
+    return used | {"bench (clients)": time.process_time(), "machine": machine_cpu()}
 
 
 # --- The run.
@@ -317,9 +348,13 @@ async def run(
     room.window = (start, start + args.seconds)
     playing = asyncio.create_task(room.play(room.window[1]))
     await asyncio.sleep(WARM_UP)
-    window_began, load_began = timezone.now(), os.getloadavg()
-    await asyncio.sleep(args.seconds)
-    window_ended, load_ended = timezone.now(), os.getloadavg()
+    loop = asyncio.get_running_loop()
+    window_began, load_began, cpu_began = timezone.now(), os.getloadavg(), cpu_now(processes)
+    behind = []
+    while time.perf_counter() < room.window[1]:
+        behind.append(await loop.run_in_executor(None, bots_behind, tournament_id))
+        await asyncio.sleep(1)
+    window_ended, load_ended, cpu_ended = timezone.now(), os.getloadavg(), cpu_now(processes)
     await playing
     processes.check_alive()
     room.close()
@@ -335,6 +370,8 @@ async def run(
         "hands": hands,
         "seconds": (window_ended - window_began).total_seconds(),
         "load": (load_began, load_ended),
+        "cpu": {name: cpu_ended[name] - cpu_began[name] for name in cpu_began},
+        "behind": behind,
         "sockets": sockets,
     }
 
@@ -399,6 +436,18 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
         "load average (1, 5, 15 min) at the window's start {} and end {}".format(
             *(" ".join(f"{x:.2f}" for x in load) for load in found["load"])
         )
+    )
+    seconds = found["seconds"]
+    print(
+        "CPU in the window, in cores (CPU seconds a second): "
+        + ", ".join(f"{name} {used / seconds:.2f}" for name, used in found["cpu"].items())
+        + f" of {os.cpu_count()}; PostgreSQL, Redis and other work are the machine's rest"
+    )
+    overdue = sorted(count for count, _ in found["behind"])
+    oldest = sorted(age for _, age in found["behind"])
+    print(
+        f"the worker's backlog, sampled each second: turns past their deadline median {percentile(overdue, 0.5)}"
+        f" of {args.tables} tables, the oldest {percentile(oldest, 0.5):.1f} s late (median), {oldest[-1]:.1f} s (max)"
     )
     if args.tables != TABLES:
         print(f"NOTE: {args.tables} tables, not {TABLES}")
