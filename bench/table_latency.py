@@ -19,7 +19,7 @@ person's own page (signed in with his session cookie) and 8 others, as if every
 seat had its page open; the clients are fanout.py's (websockets' sans-I/O protocol,
 in this process).
 
-This process looks in the database every 20 ms for hands where a person is to act.
+This process looks in the database every 50 ms for hands where a person is to act.
 As his browser does, it waits until his table's page shows it is his turn (every
 socket of the table has the table part marking his seat to act), then sends his
 action (check or call) as an htmx form POST to the `web` process's
@@ -29,13 +29,15 @@ follows it (one that differs from what the socket had before) has arrived on eve
 socket of the table: its last socket. The table waits for the person meanwhile,
 so nothing else at it changes the part. Actions sent during `--seconds` (60) after
 a warm-up (15 s, from the moment the worker answers) are counted; hands a second
-is the hands of the whole room that ended in the same window.
+is the hands of the whole room that ended in the same window. Printed beside
+them: each process's CPU in the window (the Procfile's, by process group from
+/proc; this process's; the machine's) and the worker's backlog (the turns whose
+deadline has passed, sampled each second): whether the room keeps pace at all.
 
     uv run python bench/table_latency.py [--tables 200] [--seconds 60]
 
 Ends with `RESULT action_p99_ms` (target: at most 150 ms) and `RESULT
-room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minutes
-(most of it registering 1,800 players).
+room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minutes.
 """
 
 import argparse
