@@ -11,8 +11,9 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
-from tournaments.models import Tournament
+from tournaments.models import BountyKind, Tournament
 from tournaments.selectors import player_events, playing_at, tournament_players
+from tournaments.services.bounties import bounties_won, bounty_heads
 
 PLAYERS_PAGE_SIZE = 50
 
@@ -44,6 +45,10 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
     started, for those still in."""
     page = Paginator(tournament_players(tournament, search=search), PLAYERS_PAGE_SIZE).get_page(page_number)
     started = tournament.started_at is not None
+    bounties = tournament.bounty_kind != BountyKind.NONE
+    on_page = list(page.object_list)
+    heads = bounty_heads(tournament, [row["pk"] for row in on_page if not row["out"]]) if bounties else {}
+    won = bounties_won(tournament, [row["player_id"] for row in on_page]) if bounties else {}
     rows = [
         {
             "name": row["player__screen_name"],
@@ -53,8 +58,10 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
             "rank": row["ahead"] + 1 if started and not row["out"] else None,
             "place": _place(row["finish_best"], row["finish_worst"]),
             "prize": row["prize"],
+            "bounty": heads.get(row["pk"], 0),
+            "bounties_won": won.get(row["player_id"], 0),
         }
-        for row in page.object_list
+        for row in on_page
     ]
     path = reverse("lobby:players", args=[tournament.pk])
 
@@ -70,6 +77,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
         "players_page": page,
         "players": rows,
         "players_started": started,
+        "players_bounties": bounties,
         "players_previous_url": url(page.previous_page_number()) if page.has_previous() else None,
         "players_next_url": url(page.next_page_number()) if page.has_next() else None,
     }

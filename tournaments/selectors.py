@@ -340,7 +340,16 @@ def tournament_players(tournament: Tournament, *, search: str = "") -> QuerySet:
         entries.annotate(out=out, seated_at=_SEATED_AT, ahead=_ahead())
         .order_by("out", "-chips", "finish_best", "player__screen_name", "pk")
         .values(
-            "pk", "player__screen_name", "out", "chips", "seated_at", "ahead", "finish_best", "finish_worst", "prize"
+            "pk",
+            "player_id",
+            "player__screen_name",
+            "out",
+            "chips",
+            "seated_at",
+            "ahead",
+            "finish_best",
+            "finish_worst",
+            "prize",
         )
     )
 

@@ -2,6 +2,7 @@
 player knocked out has his bounty paid, through the ledger, to the winners of the
 pot he put his last chips in; split to the cent; the high hand's in hi/lo; once."""
 
+import re
 from io import StringIO
 
 import pytest
@@ -58,6 +59,15 @@ def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
     table = Client().get(f"/tournaments/{tournament.pk}/tables/1/").text
     assert f"{barry.player.screen_name} won {daniel.player.screen_name}'s bounty of €5" in table
     assert f"{julian.player.screen_name} won {vicky.player.screen_name}'s bounty of €5" in table
+
+    players = Client().get(f"/tournaments/{tournament.pk}/players/").text
+    assert "Bounties won" in players
+    barry_row = re.search(rf"<tr[^>]*>(?:(?!</tr>).)*{barry.player.screen_name}(?:(?!</tr>).)*</tr>", players, re.S)
+    daniel_row = re.search(rf"<tr[^>]*>(?:(?!</tr>).)*{daniel.player.screen_name}(?:(?!</tr>).)*</tr>", players, re.S)
+    assert barry_row is not None
+    assert daniel_row is not None
+    assert barry_row.group(0).count("€5") == 2  # the bounty on his head, and Daniel's he won
+    assert "€5" not in daniel_row.group(0)
 
     # A report repeated (a retried task) pays nothing twice.
     bounties_pay(tournament=tournament, rows=[Hand.objects.get(pk=row.pk)])

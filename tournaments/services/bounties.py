@@ -19,7 +19,7 @@ from django.db.models import F, Sum
 
 from tournaments.models import BountyKind, Entry, Hand, Purchase, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
-from wallet.models import Account, AccountKind, TransferReason
+from wallet.models import Account, AccountKind, Transfer, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
 
 if TYPE_CHECKING:
@@ -110,6 +110,18 @@ def bounty_heads(tournament: Tournament, entries: Iterable[int]) -> dict[int, in
     for entry, added in Entry.objects.filter(pk__in=entries, bounty_added__gt=0).values_list("pk", "bounty_added"):
         heads[entry] += added
     return heads
+
+
+def bounties_won(tournament: Tournament, players: Iterable[int]) -> dict[int, int]:
+    """What each player (user id) has won in bounties in the tournament, from the ledger."""
+    paid = Transfer.objects.filter(
+        reason=TransferReason.BOUNTY,
+        idempotency_key__startswith=f"tournament:{tournament.pk}:bounty:",
+        destination__owner_id__in=list(players),
+    ).exclude(idempotency_key__endswith=":own")
+    return dict(
+        paid.values("destination__owner_id").annotate(won=Sum("amount")).values_list("destination__owner_id", "won")
+    )
 
 
 def _out(row: Hand) -> dict[int, int]:
