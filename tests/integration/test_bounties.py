@@ -3,6 +3,7 @@ player knocked out has his bounty paid, through the ledger, to the winners of th
 pot he put his last chips in; split to the cent; the high hand's in hi/lo; once."""
 
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -16,6 +17,7 @@ from tests.tables import in_play, prepare, seat_of, started
 from tournaments.models import Entry, Hand, Status
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
+from tournaments.services.tables import hands_catch_up
 from wallet.models import AccountKind, Transfer, TransferReason
 from wallet.services import account_get, wallet_account
 
@@ -224,4 +226,26 @@ def test_a_fixed_bounty_player_who_did_not_play_has_no_bounty_and_one_who_wins_k
     named.refresh_from_db()
     assert balance(named) == named.prize  # the room keeps his bounty (rule 27)
     assert not Transfer.objects.filter(reason=TransferReason.BOUNTY).exists()
+    books_balance()
+
+
+@pytest.mark.parametrize("kind", ["knockout", "progressive"])
+def test_over_a_whole_bot_tournament_every_cent_of_bounty_in_is_paid_out(kind):
+    """The property: what the entrants paid into the bounty account leaves it, to the
+    cent, as bounties won and the winner's own head; the account ends empty."""
+    tournament, entries = started([200] * 12, bounty_kind=kind, bounty_amount=777, pko_cash_percent=40)
+    User.objects.filter(pk__in=[entry.player_id for entry in entries]).update(is_bot=True)
+    now = tournament.scheduled_start
+    for _ in range(2000):
+        tournament.refresh_from_db()
+        if tournament.status == Status.FINISHED:
+            break
+        now += timedelta(seconds=30)
+        hands_catch_up(now=now, before=now, tournament_id=tournament.pk)
+
+    assert tournament.status == Status.FINISHED
+    paid_in = 12 * 777
+    paid_out = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="")
+    assert sum(paid_out.values_list("amount", flat=True)) == paid_in
+    assert _bounty_account(tournament).balance == 0
     books_balance()
