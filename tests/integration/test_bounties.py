@@ -71,6 +71,12 @@ def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
     assert barry_row.group(0).count("€5") == 2  # the bounty on his head, and Daniel's he won
     assert "€5" not in daniel_row.group(0)
 
+    wallet = Client()
+    wallet.force_login(barry.player)
+    history = wallet.get("/wallet/").text
+    assert f"bounty of {daniel.player.screen_name}" in history
+    assert tournament.name in history
+
     # A report repeated (a retried task) pays nothing twice.
     bounties_pay(tournament=tournament, rows=[Hand.objects.get(pk=row.pk)])
     assert [balance(entry) for entry in (daniel, barry, vicky, julian)] == [0, BOUNTY, 0, BOUNTY]
