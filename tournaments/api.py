@@ -240,7 +240,10 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
         started = tournament.started_at is not None
         standings = Standings(
             clock=tournament_clock(tournament),
-            chip_leaders=[{"player": name, "chips": chips} for name, chips in chip_leaders(tournament)]
+            chip_leaders=[
+                {"player": leader.player, "chips": leader.chips, "bounty": leader.bounty}
+                for leader in chip_leaders(tournament)
+            ]
             if started
             else [],
             finished=tournament_standings(tournament) if started else [],

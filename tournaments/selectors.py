@@ -452,9 +452,23 @@ def tournament_tables(tournament: Tournament, number: int | None = None) -> list
     return views
 
 
-def chip_leaders(tournament: Tournament, count: int = 3) -> list[tuple[str, int]]:
-    leaders = tournament.entries.filter(status=EntryStatus.ACTIVE).order_by("-chips", "pk")[:count]
-    return list(leaders.values_list("player__screen_name", "chips"))
+@dataclass(frozen=True)
+class ChipLeader:
+    player: str
+    chips: int
+    bounty: int = 0  # the bounty on his head, in bounty events
+
+
+def chip_leaders(tournament: Tournament, count: int = 3) -> list[ChipLeader]:
+    from tournaments.services.bounties import bounty_heads  # the bounties' services read these selectors' models
+
+    leaders = list(
+        tournament.entries.filter(status=EntryStatus.ACTIVE)
+        .order_by("-chips", "pk")[:count]
+        .values_list("pk", "player__screen_name", "chips")
+    )
+    heads = bounty_heads(tournament, [pk for pk, _, _ in leaders]) if tournament.bounty_kind != BountyKind.NONE else {}
+    return [ChipLeader(name, chips, heads.get(pk, 0)) for pk, name, chips in leaders]
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,7 @@ class TableSerializer(serializers.Serializer):
 class ChipLeaderSerializer(serializers.Serializer):
     player = serializers.CharField(help_text="The player's screen name.")
     chips = serializers.IntegerField()
+    bounty = serializers.IntegerField(help_text="The bounty on his head in minor units; 0 in events without bounties.")
 
 
 class FinisherSerializer(serializers.Serializer):

@@ -499,7 +499,11 @@ def test_detail_has_the_tables_and_standings_tournament_info_shows(client):
     standings = body["standings"]
     assert standings["players_left"] == 3
     assert standings["average_stack"] == sum(stacks.values()) // 3
-    assert standings["chip_leaders"][0] == {"player": winner.player.screen_name, "chips": stacks[winner.pk]}
+    assert standings["chip_leaders"][0] == {
+        "player": winner.player.screen_name,
+        "chips": stacks[winner.pk],
+        "bounty": 0,
+    }
     assert standings["finished"] == [
         {"place": "4", "best": 4, "worst": 4, "player": loser.player.screen_name, "prize": 0}  # out of the money
     ]

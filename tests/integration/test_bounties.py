@@ -77,6 +77,10 @@ def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
     assert f"bounty of {daniel.player.screen_name}" in history
     assert tournament.name in history
 
+    body = Client().get(f"/api/v1/tournaments/{tournament.pk}/").json()
+    leaders = {leader["player"]: leader["bounty"] for leader in body["standings"]["chip_leaders"]}
+    assert leaders[barry.player.screen_name] == BOUNTY
+
     # A report repeated (a retried task) pays nothing twice.
     bounties_pay(tournament=tournament, rows=[Hand.objects.get(pk=row.pk)])
     assert [balance(entry) for entry in (daniel, barry, vicky, julian)] == [0, BOUNTY, 0, BOUNTY]
