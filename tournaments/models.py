@@ -651,6 +651,8 @@ class Entry(models.Model):
     disconnect_extra_used = models.BooleanField(default=False, editable=False)  # rule 18.2: once
     # Progressive knockout: what bounties won added to his own head, beyond what his entry paid.
     bounty_added = models.PositiveBigIntegerField(default=0, editable=False)
+    # Rule 29: bounties he won while his winnings were withheld for review, not yet paid.
+    bounty_held = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name_plural = "entries"

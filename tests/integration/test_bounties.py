@@ -9,17 +9,21 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from tests.factories import UserFactory
 from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
-from tests.tables import in_play, prepare, seat_of, started
-from tournaments.models import Entry, Hand, Status
+from tests.tables import act, in_play, prepare, seat_of, started
+from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, SignalKind, Status
+from tournaments.rules.hands import ActionKind
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.tables import hands_catch_up
+from tournaments.services.hands import entry_of, replay
+from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
+from tournaments.services.tables import hand_report, hands_catch_up
 from wallet.models import AccountKind, Transfer, TransferReason
-from wallet.services import account_get, wallet_account
+from wallet.services import account_get, house_account, wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -258,4 +262,62 @@ def test_over_a_whole_bot_tournament_every_cent_of_bounty_in_is_paid_out(kind):
     paid_out = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="")
     assert sum(paid_out.values_list("amount", flat=True)) == paid_in
     assert _bounty_account(tournament).balance == 0
+    books_balance()
+
+
+# Rule 29: bounties won while a player's winnings are withheld for review
+
+
+def knockout_while_withheld(staff):
+    """A knockout event; the big stack's winnings withheld on an open flag; then he
+    calls the short stack's all-in and knocks him out (the third player folds)."""
+    tournament, (big, short, third) = started([3000, 500, 3000], **KNOCKOUT)
+    flag = IntegrityFlag.objects.create(
+        kind=SignalKind.CHIP_TRANSFER,
+        tournament=tournament,
+        player=big.player,
+        other=short.player,
+        created_at=timezone.now(),
+    )
+    prize_withhold(flag_id=flag.pk, player_id=big.player_id, actor=staff, reason="Review", now=timezone.now())
+    row = in_play(tournament)
+    prepare(row, {big: "AsAh", short: "7c2d", third: "9h8h"}, "3c8d5hKsJd")
+    while row.status == HandStatus.PLAYING:
+        legal = replay(row).legal()
+        who = entry_of(row, row.to_act)
+        if who == short.pk and legal.max_to:
+            row = act(row, ActionKind.BET_RAISE, legal.max_to)  # all in
+        elif who == third.pk and not legal.can_check:
+            row = act(row, ActionKind.FOLD)
+        else:
+            row = act(row, ActionKind.CHECK_CALL)
+    assert hand_report(hand_id=row.pk, now=timezone.now())
+    big.refresh_from_db()
+    return tournament, big, short
+
+
+def test_a_bounty_won_while_withheld_stays_in_the_bounty_account_until_staff_pay_it(staff):
+    tournament, big, short = knockout_while_withheld(staff)
+    assert Entry.objects.get(pk=short.pk).status == "eliminated"
+    assert (big.bounty_held, balance(big)) == (BOUNTY, 0)
+    assert _bounty_account(tournament).balance == 3 * BOUNTY  # nothing has left it
+    books_balance()
+
+    prize_release(entry_id=big.pk, actor=staff, reason="Nothing wrong", now=timezone.now())
+
+    assert balance(big) == BOUNTY
+    assert Entry.objects.get(pk=big.pk).bounty_held == 0
+    books_balance()
+
+
+def test_a_bounty_won_while_withheld_is_confiscated_with_the_prize(staff):
+    tournament, big, _ = knockout_while_withheld(staff)
+    Entry.objects.filter(pk=big.pk).update(prize=0)  # his prize is due (none): the decision can be made
+    house_before = house_account("EUR").balance
+
+    prize_confiscate(entry_id=big.pk, actor=staff, reason="Chip dumping confirmed", now=timezone.now())
+
+    assert balance(big) == 0
+    assert house_account("EUR").balance == house_before + BOUNTY
+    assert _bounty_account(tournament).balance == 2 * BOUNTY
     books_balance()

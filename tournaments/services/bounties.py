@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import F, Sum
 
-from tournaments.models import BountyKind, Entry, Hand, Purchase, Tournament
+from tournaments.models import BountyKind, Entry, Hand, PrizeHold, Purchase, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
 from wallet.models import Account, AccountKind, Transfer, TransferReason
 from wallet.services import account_get, house_account, transfer_create, wallet_account
@@ -42,6 +42,8 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
         return
     winners = {entry for row in rows if knocked[row.pk] for entry in map(int, row.seats.values())}
     players = {entry.pk: entry.player for entry in Entry.objects.filter(pk__in=winners).select_related("player")}
+    # Rule 29: a player whose winnings are withheld for review wins his bounties on hold.
+    held = set(Entry.objects.filter(pk__in=winners, prize_hold=PrizeHold.WITHHELD).values_list("pk", flat=True))
     names = dict(Entry.objects.filter(pk__in=victims).values_list("pk", "player__screen_name"))
     account = _account(tournament)
     for row in rows:
@@ -65,6 +67,9 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
             won = {int(row.seats[str(winner)]): amount for winner, amount in in_cash.items() if amount}
             added = {int(row.seats[str(winner)]): amount for winner, amount in on_head.items() if amount}
             for winner, amount in won.items():
+                if winner in held:
+                    Entry.objects.filter(pk=winner).update(bounty_held=F("bounty_held") + amount)
+                    continue
                 memo = f"bounty of {names[victim]}"
                 _pay(tournament, account, players[winner], amount, key=f"{victim}:{winner}", memo=memo)
             for winner, amount in added.items():
@@ -72,6 +77,8 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
             award: dict[str, object] = {"victim": victim, "won": {str(pk): amount for pk, amount in won.items()}}
             if added:
                 award["added"] = {str(pk): amount for pk, amount in added.items()}
+            if held & set(won):
+                award["held"] = sorted(held & set(won))
             row.bounties.append(award)
         if row.bounties:
             row.save(update_fields=["bounties"])
@@ -85,8 +92,44 @@ def bounty_pay_winner(*, tournament: Tournament) -> None:
     if winner is None:
         return
     amount = bounty_heads(tournament, [winner.pk]).get(winner.pk, 0)
-    if amount:
+    if amount and winner.prize_hold == PrizeHold.WITHHELD:
+        Entry.objects.filter(pk=winner.pk).update(bounty_held=F("bounty_held") + amount)
+    elif amount:
         _pay(tournament, _account(tournament), winner.player, amount, key=f"{winner.pk}:own", memo="own bounty")
+
+
+def bounty_held_decide(*, tournament: Tournament, entry: Entry, confiscate: bool, actor: "User", memo: str) -> None:
+    """Rule 29, staff's decision on a player's winnings under review, in its
+    transaction: the bounties he won meanwhile are paid to him, or kept by the room
+    (moved to the house, or, paid by the room, never paid)."""
+    amount = entry.bounty_held
+    if not amount:
+        return
+    account = _account(tournament)
+    key = f"tournament:{tournament.pk}:bounty:held:{entry.pk}"
+    if not confiscate:
+        destination = wallet_account(entry.player, account.currency)
+        transfer_create(
+            source=account,
+            destination=destination,
+            amount=amount,
+            reason=TransferReason.BOUNTY,
+            idempotency_key=key,
+            actor=actor,
+            memo=memo,
+        )
+    elif tournament.bounty_kind in PAID_BY_ENTRANTS:
+        transfer_create(
+            source=account,
+            destination=house_account(account.currency),
+            amount=amount,
+            reason=TransferReason.CONFISCATION,
+            idempotency_key=f"{key}:confiscated",
+            actor=actor,
+            memo=memo,
+        )
+    entry.bounty_held = 0
+    entry.save(update_fields=["bounty_held"])
 
 
 def bounty_heads(tournament: Tournament, entries: Iterable[int]) -> dict[int, int]:

@@ -41,6 +41,7 @@ from tournaments.models import (
 )
 from tournaments.rules.hands import Action, HandSetup
 from tournaments.rules.integrity import Signal, SignalKind, SitOut, hand_signals, sit_outs_together, suspicions
+from tournaments.services.bounties import bounty_held_decide
 from tournaments.services.prizes import prize_pool_account
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -282,6 +283,8 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
             data["transfer"] = transfer.pk
         entry.prize_hold = outcome
         entry.save(update_fields=["prize_hold"])
+        data["bounties"] = entry.bounty_held
+        bounty_held_decide(tournament=tournament, entry=entry, confiscate=confiscate, actor=actor, memo=reason[:200])
         action = "confiscated" if confiscate else ("released" if outcome == PrizeHold.PAID else "hold_lifted")
         audit_log(
             action=f"tournaments.entry.prize_{action}", subject=entry, actor=actor, reason=reason[:200], data=data
