@@ -241,7 +241,12 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
         standings = Standings(
             clock=tournament_clock(tournament),
             chip_leaders=[
-                {"player": leader.player, "chips": leader.chips, "bounty": leader.bounty}
+                {
+                    "player": leader.player,
+                    "chips": leader.chips,
+                    "bounty": leader.bounty,
+                    "bounties_won": leader.bounties_won,
+                }
                 for leader in chip_leaders(tournament)
             ]
             if started

@@ -457,18 +457,22 @@ class ChipLeader:
     player: str
     chips: int
     bounty: int = 0  # the bounty on his head, in bounty events
+    bounties_won: int = 0
 
 
 def chip_leaders(tournament: Tournament, count: int = 3) -> list[ChipLeader]:
-    from tournaments.services.bounties import bounty_heads  # the bounties' services read these selectors' models
+    from tournaments.services.bounties import bounties_won, bounty_heads  # they read these selectors' models
 
     leaders = list(
         tournament.entries.filter(status=EntryStatus.ACTIVE)
         .order_by("-chips", "pk")[:count]
-        .values_list("pk", "player__screen_name", "chips")
+        .values_list("pk", "player__screen_name", "chips", "player_id")
     )
-    heads = bounty_heads(tournament, [pk for pk, _, _ in leaders]) if tournament.bounty_kind != BountyKind.NONE else {}
-    return [ChipLeader(name, chips, heads.get(pk, 0)) for pk, name, chips in leaders]
+    if tournament.bounty_kind == BountyKind.NONE:
+        return [ChipLeader(name, chips) for _, name, chips, _ in leaders]
+    heads = bounty_heads(tournament, [row[0] for row in leaders])
+    won = bounties_won(tournament, [row[3] for row in leaders])
+    return [ChipLeader(name, chips, heads.get(pk, 0), won.get(player, 0)) for pk, name, chips, player in leaders]
 
 
 @dataclass(frozen=True)
@@ -477,6 +481,7 @@ class Finisher:
     worst: int
     player: str
     prize: int | None
+    bounties_won: int = 0
 
     @property
     def place(self) -> str:
@@ -485,11 +490,15 @@ class Finisher:
 
 def tournament_standings(tournament: Tournament) -> list[Finisher]:
     """The places finished so far (rule 12), best first, with what each won once paid."""
-    rows = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "pk")
-    return [
-        Finisher(best, worst, name, prize)
-        for best, worst, name, prize in rows.values_list("finish_best", "finish_worst", "player__screen_name", "prize")
-    ]
+    from tournaments.services.bounties import bounties_won  # the bounties' services read these selectors' models
+
+    rows = list(
+        tournament.entries.filter(finish_best__isnull=False)
+        .order_by("finish_best", "pk")
+        .values_list("finish_best", "finish_worst", "player__screen_name", "prize", "player_id")
+    )
+    won = bounties_won(tournament, [row[4] for row in rows]) if tournament.bounty_kind != BountyKind.NONE else {}
+    return [Finisher(best, worst, name, prize, won.get(player, 0)) for best, worst, name, prize, player in rows]
 
 
 # The keys the tournament services give their transfers start with the tournament's

@@ -179,6 +179,7 @@ class ChipLeaderSerializer(serializers.Serializer):
     player = serializers.CharField(help_text="The player's screen name.")
     chips = serializers.IntegerField()
     bounty = serializers.IntegerField(help_text="The bounty on his head in minor units; 0 in events without bounties.")
+    bounties_won = serializers.IntegerField(help_text="The bounties he has won so far, in minor units.")
 
 
 class FinisherSerializer(serializers.Serializer):
@@ -189,6 +190,7 @@ class FinisherSerializer(serializers.Serializer):
     prize = serializers.IntegerField(
         allow_null=True, help_text="In minor units; 0 out of the money, null until it is paid."
     )
+    bounties_won = serializers.IntegerField(help_text="The bounties he won, in minor units.")
 
 
 class StandingsSerializer(serializers.Serializer):

@@ -82,8 +82,13 @@ def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
     assert tournament.name in history
 
     body = Client().get(f"/api/v1/tournaments/{tournament.pk}/").json()
-    leaders = {leader["player"]: leader["bounty"] for leader in body["standings"]["chip_leaders"]}
-    assert leaders[barry.player.screen_name] == BOUNTY
+    leaders = {leader["player"]: leader for leader in body["standings"]["chip_leaders"]}
+    assert (leaders[barry.player.screen_name]["bounty"], leaders[barry.player.screen_name]["bounties_won"]) == (
+        BOUNTY,
+        BOUNTY,
+    )
+    finished = {finisher["player"]: finisher["bounties_won"] for finisher in body["standings"]["finished"]}
+    assert finished == {daniel.player.screen_name: 0, vicky.player.screen_name: 0}
 
     # A report repeated (a retried task) pays nothing twice.
     bounties_pay(tournament=tournament, rows=[Hand.objects.get(pk=row.pk)])
