@@ -326,3 +326,29 @@ def test_a_bounty_won_while_withheld_is_confiscated_with_the_prize(staff):
     assert house_account("EUR").balance == house_before + BOUNTY
     assert _bounty_account(tournament).balance == 2 * BOUNTY
     books_balance()
+
+
+def test_a_knockout_event_rolled_back_after_a_bounty_was_won_refunds_everyone_and_the_winner_keeps_it(staff):
+    tournament, (winner, loser, third) = started([1000, 500, 1000], **KNOCKOUT)
+    row = in_play(tournament)
+    prepare(row, {winner: "AsAh", loser: "7c2d", third: "9h8h"}, "3c8d5hKsJd")
+    while row.status == HandStatus.PLAYING:
+        legal = replay(row).legal()
+        who = entry_of(row, row.to_act)
+        if who == loser.pk and legal.max_to:
+            row = act(row, ActionKind.BET_RAISE, legal.max_to)
+        elif who == third.pk and not legal.can_check:
+            row = act(row, ActionKind.FOLD)
+        else:
+            row = act(row, ActionKind.CHECK_CALL)
+    assert hand_report(hand_id=row.pk, now=timezone.now())
+    assert balance(winner) == BOUNTY
+    house_before = house_account("EUR").balance
+
+    tournament_cancel(tournament_id=tournament.pk, actor=staff, reason="Servers down", now=timezone.now())
+
+    price = 1000 + 100 + BOUNTY
+    assert [balance(entry) for entry in (winner, loser, third)] == [price + BOUNTY, price, price]
+    assert house_account("EUR").balance == house_before - BOUNTY  # the room pays the bounty won
+    assert _bounty_account(tournament).balance == 0
+    books_balance()

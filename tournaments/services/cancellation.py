@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from audit.services import audit_log
@@ -29,6 +30,7 @@ from wallet.models import AccountKind, Currency, Ticket, TicketStatus, TransferR
 from wallet.services import (
     WalletError,
     account_get,
+    house_account,
     house_account_spec,
     transfer_create,
     transfers_create,
@@ -134,6 +136,7 @@ def _entered_locked(tournament: Tournament) -> list[Entry]:
 
 def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -> dict[str, object]:
     entries = _entered_locked(tournament)
+    bounties_won = _bounties_top_up(tournament=tournament, entries=entries, actor=actor)
     refunded = 0
     replaced_tickets = []
     for entry in entries:
@@ -155,7 +158,33 @@ def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -
     tournament.entries_count -= len(entries)
     tournament.prize_contributions -= refunded
     _check_pool_empty(tournament)
-    return {"entries": len(entries), "refunded_to_players": refunded, "replaced_tickets": replaced_tickets}
+    return {
+        "entries": len(entries),
+        "refunded_to_players": refunded,
+        "replaced_tickets": replaced_tickets,
+        "bounties_won_kept": bounties_won,
+    }
+
+
+def _bounties_top_up(*, tournament: Tournament, entries: list[Entry], actor: "User | None") -> int:
+    """Bounties already won stay with their winners (rule 22: nothing paid is taken
+    back), and every entrant still gets his own bounty back: the room puts into the
+    bounty account what the refunds need beyond what it holds. Returns that."""
+    owed = Purchase.objects.filter(entry__in=entries, refunded_at=None).aggregate(owed=Sum("bounty"))["owed"] or 0
+    ref = f"tournament:{tournament.pk}"
+    account = account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=ref)
+    short = owed - account.balance
+    if short > 0:
+        transfer_create(
+            source=house_account(account.currency),
+            destination=account,
+            amount=short,
+            reason=TransferReason.BOUNTY,
+            idempotency_key=f"{ref}:bounty:top_up",
+            actor=actor,
+            memo="bounties already won, kept by their winners",
+        )
+    return max(short, 0)
 
 
 def _replace_ticket(*, tournament: Tournament, purchase: Purchase, actor: "User | None", now: datetime) -> Ticket:
