@@ -21,7 +21,7 @@ from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
 from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
-from tournaments.forms import POOL, LobbyFilterForm
+from tournaments.forms import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
@@ -333,6 +333,10 @@ class LobbyRowWriter:
             "pool_text": self.money(row["pool"], pool_currency),
             "guarantee_text": self.money(row["guarantee"], pool_currency) if row["guarantee"] else "",
             "status_label": self.deal_label if row["deal_in_progress"] else self.status_labels[row["status"]],
+            # Rule 28, once it is known: named bounty players who did not play carry none.
+            "absent_bounty_players": row["absent_bounty_players"]
+            if row["bounty_kind"] == "fixed" and row["status"] in ("running", "on_break", "finished")
+            else 0,
             "tags_html": mark_safe("".join([self.tag_html(tag) for tag in tags])),  # noqa: S308 (our renders)
         }
 
@@ -407,7 +411,11 @@ def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = Fals
 def lobby_row_html(tournament_id: int) -> str:
     """The event's lobby row, to swap in out of band (lobby.live); empty for an event
     the lobby does not list."""
-    rows = Tournament.objects.filter(pk=tournament_id).annotate(pool=POOL).values(*LOBBY_FIELDS)
+    rows = (
+        Tournament.objects.filter(pk=tournament_id)
+        .annotate(pool=POOL, absent_bounty_players=ABSENT_BOUNTY_PLAYERS)
+        .values(*LOBBY_FIELDS)
+    )
     return "".join(
         render_to_string("lobby/lobby.html#row", {"row": write, "oob": True}) for write in map(LobbyRowWriter(), rows)
     )

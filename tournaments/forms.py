@@ -5,17 +5,39 @@ from datetime import timedelta
 
 from django import forms
 from django.conf import settings
-from django.db.models import Case, ExpressionWrapper, F, FloatField, Q, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models import TAG_FILTERS, BettingStructure, EntryKind, Game, Status, Tag, Tournament
+from tournaments.models import ENTERED, TAG_FILTERS, BettingStructure, Entry, EntryKind, Game, Status, Tag, Tournament
 from wallet.models import Currency
 from wallet.money import minor_units
 
 # The prize pool the lobby shows and sorts by: what entrants paid in, or the guarantee.
 POOL = Greatest(F("prize_contributions"), F("guarantee"))
+# Rule 28: a fixed bounty event's named bounty players with no entry in it.
+_ABSENT = Tournament.bounty_players.through.objects.filter(tournament_id=OuterRef("pk")).filter(
+    ~Exists(
+        Entry.objects.filter(tournament_id=OuterRef("tournament_id"), player_id=OuterRef("user_id"), status__in=ENTERED)
+    )
+)
+ABSENT_BOUNTY_PLAYERS = Coalesce(
+    Subquery(_ABSENT.values("tournament_id").annotate(n=Count("pk")).values("n")[:1]), Value(0)
+)
 
 
 def in_reference_currency(field: str) -> ExpressionWrapper:
@@ -98,7 +120,8 @@ class LobbyFilterForm(forms.Form):
         sort = data.get("sort") or "start"
         keys = [F(key) if isinstance(key, str) else key for key in SORTS[sort.lstrip("-")]]
         descending = sort.startswith("-")
-        return queryset.annotate(pool=POOL).order_by(*(key.desc() if descending else key.asc() for key in keys))
+        order = [key.desc() if descending else key.asc() for key in keys]
+        return queryset.annotate(pool=POOL, absent_bounty_players=ABSENT_BOUNTY_PLAYERS).order_by(*order)
 
     def error_message(self) -> str:
         """All problems in one sentence per field, for a 400 response."""

@@ -151,6 +151,7 @@ LOBBY_FIELDS = tuple(
             "heads_up",
             "deepstack",
             "deal_in_progress",
+            "absent_bounty_players",
             *WINDOW_FIELDS,
         )
     )
@@ -548,9 +549,10 @@ class BountyPlayer:
 
 def bounty_players(tournament: Tournament) -> list[BountyPlayer]:
     """The players who carry the room's bounty: a fixed bounty event's named players,
-    a Team Pro event's team pros who entered; whether each played, once it started."""
+    a Team Pro event's team pros who entered; whether each played, once nobody can
+    enter any more (late registration over)."""
     entered = set(tournament.entries.filter(status__in=ENTERED).values_list("player_id", flat=True))
-    started = tournament.started_at is not None
+    started = tournament.status in (Status.RUNNING, Status.ON_BREAK, Status.FINISHED)
     if tournament.bounty_kind == BountyKind.FIXED:
         named = tournament.bounty_players.order_by("screen_name").values_list("pk", "screen_name")
         return [BountyPlayer(name, (pk in entered) if started else None) for pk, name in named]

@@ -15,7 +15,7 @@ from accounts.models import User
 from tests.factories import UserFactory
 from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
 from tests.tables import act, in_play, prepare, seat_of, started
-from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, SignalKind, Status
+from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, SignalKind, Status, Tournament
 from tournaments.rules.hands import ActionKind
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
@@ -237,10 +237,13 @@ def test_a_fixed_bounty_player_who_did_not_play_has_no_bounty_and_one_who_wins_k
     row = in_play(tournament)
     prepare(row, {named: "AsAh", loser: "7c2d"}, "9c8d5h3sJd")
 
+    Tournament.objects.filter(pk=tournament.pk).update(status="running")  # late registration over: it is known
+    lobby = Client().get("/?status=running").text
     info = Client().get(f"/tournaments/{tournament.pk}/").text
     all_in_or_call(row)  # the bounty player wins the event
 
     assert 'Absent Pro <span class="note">did not play: no bounty</span>' in info
+    assert "(1 bounty player did not play: no bounty)" in lobby
     assert named.player.screen_name in info
     named.refresh_from_db()
     assert balance(named) == named.prize  # the room keeps his bounty (rule 27)
