@@ -81,6 +81,9 @@ def test_the_rule_24_example_pays_each_bounty_from_its_relevant_pot():
     assert f"bounty of {daniel.player.screen_name}" in history
     assert tournament.name in history
 
+    info = Client().get(f"/tournaments/{tournament.pk}/").text
+    assert f"{barry.player.screen_name} " in info
+    assert "(bounty €5, €5 in bounties won)" in info  # Barry among the chip leaders
     body = Client().get(f"/api/v1/tournaments/{tournament.pk}/").json()
     leaders = {leader["player"]: leader for leader in body["standings"]["chip_leaders"]}
     assert (leaders[barry.player.screen_name]["bounty"], leaders[barry.player.screen_name]["bounties_won"]) == (
