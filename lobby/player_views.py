@@ -12,8 +12,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
 from tournaments.models import BountyKind, Tournament
-from tournaments.selectors import player_events, playing_at, tournament_players
-from tournaments.services.bounties import bounties_won, bounty_heads
+from tournaments.selectors import bounties_won, bounty_heads, player_events, playing_at, tournament_players
 
 PLAYERS_PAGE_SIZE = 50
 

@@ -22,10 +22,11 @@ from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.forms import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilterForm
-from tournaments.models import BettingStructure, EntryKind, Game, Status, Tournament, tournament_tags
+from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors import (
+    ENTRIES_CLOSED,
     LOBBY_FIELDS,
     bounty_players,
     chip_leaders,
@@ -335,7 +336,7 @@ class LobbyRowWriter:
             "status_label": self.deal_label if row["deal_in_progress"] else self.status_labels[row["status"]],
             # Rule 28, once it is known: named bounty players who did not play carry none.
             "absent_bounty_players": row["absent_bounty_players"]
-            if row["bounty_kind"] == "fixed" and row["status"] in ("running", "on_break", "finished")
+            if row["bounty_kind"] == BountyKind.FIXED and row["status"] in ENTRIES_CLOSED
             else 0,
             "tags_html": mark_safe("".join([self.tag_html(tag) for tag in tags])),  # noqa: S308 (our renders)
         }

@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from tournaments.models import BlindLevel, BlindStructure, Entry, Tournament
+from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -68,7 +69,7 @@ def entrants(tournament: Tournament, count: int = 2, *, now=None) -> list[User]:
         price = (
             tournament.buy_in
             + tournament.fee
-            + (tournament.bounty_amount if tournament.bounty_kind in ("knockout", "progressive") else 0)
+            + (tournament.bounty_amount if tournament.bounty_kind in ENTRANTS_PAY_BOUNTY else 0)
         )
         deposit_create(user=player, currency=tournament.currency, amount=price, idempotency_key=f"fund-{player.pk}")
         entry_register(tournament_id=tournament.pk, player=player, now=now or timezone.now())

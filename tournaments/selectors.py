@@ -1,5 +1,6 @@
 """Reads: what the lobby, Tournament Info and the API show."""
 
+from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -11,7 +12,7 @@ from django.utils import timezone
 
 from tournaments.models import ENTERED, UNDER_WAY, BountyKind, Entry, EntryStatus, Purchase, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
-from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, pool_currency
+from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, ROOM_PAYS_BOUNTY, pool_currency
 from tournaments.rules.registration import Window
 from tournaments.rules.schedule import (
     BreakKind,
@@ -23,7 +24,7 @@ from tournaments.rules.schedule import (
     build_schedule,
     deadlines,
 )
-from wallet.models import TransferReason
+from wallet.models import Transfer, TransferReason
 
 
 def clock_stops(tournament: Tournament, now: datetime) -> list[Stop]:
@@ -462,8 +463,6 @@ class ChipLeader:
 
 
 def chip_leaders(tournament: Tournament, count: int = 3) -> list[ChipLeader]:
-    from tournaments.services.bounties import bounties_won, bounty_heads  # they read these selectors' models
-
     leaders = list(
         tournament.entries.filter(status=EntryStatus.ACTIVE)
         .order_by("-chips", "pk")[:count]
@@ -491,8 +490,6 @@ class Finisher:
 
 def tournament_standings(tournament: Tournament) -> list[Finisher]:
     """The places finished so far (rule 12), best first, with what each won once paid."""
-    from tournaments.services.bounties import bounties_won  # the bounties' services read these selectors' models
-
     rows = list(
         tournament.entries.filter(finish_best__isnull=False)
         .order_by("finish_best", "pk")
@@ -541,6 +538,10 @@ def transfer_tournament_ids(rows: Iterable[Mapping]) -> dict[int, int]:
     return tournament_of
 
 
+# Statuses in which nobody can enter any more (a pause may come during late registration).
+ENTRIES_CLOSED = (Status.RUNNING, Status.ON_BREAK, Status.FINISHED)
+
+
 @dataclass(frozen=True)
 class BountyPlayer:
     name: str
@@ -552,7 +553,7 @@ def bounty_players(tournament: Tournament) -> list[BountyPlayer]:
     a Team Pro event's team pros who entered; whether each played, once nobody can
     enter any more (late registration over)."""
     entered = set(tournament.entries.filter(status__in=ENTERED).values_list("player_id", flat=True))
-    started = tournament.status in (Status.RUNNING, Status.ON_BREAK, Status.FINISHED)
+    started = tournament.status in ENTRIES_CLOSED
     if tournament.bounty_kind == BountyKind.FIXED:
         named = tournament.bounty_players.order_by("screen_name").values_list("pk", "screen_name")
         return [BountyPlayer(name, (pk in entered) if started else None) for pk, name in named]
@@ -563,3 +564,41 @@ def bounty_players(tournament: Tournament) -> list[BountyPlayer]:
             for name in pros.order_by("player__screen_name").values_list("player__screen_name", flat=True)
         ]
     return []
+
+
+# Bounties (rules 24-28)
+
+
+def bounty_heads(tournament: Tournament, entries: Iterable[int]) -> dict[int, int]:
+    """The bounty on each entry's head: what its purchases paid into the bounty
+    account and what knockouts added to it (knockout, progressive knockout); the
+    event's bounty for a team pro or a named bounty player (Team Pro, fixed)."""
+    entries = list(entries)
+    if tournament.bounty_kind in ROOM_PAYS_BOUNTY:
+        carriers = Entry.objects.filter(pk__in=entries)
+        if tournament.bounty_kind == BountyKind.TEAM_PRO:
+            carriers = carriers.filter(player__is_team_pro=True)
+        else:
+            carriers = carriers.filter(player__in=tournament.bounty_players.all())
+        return dict.fromkeys(carriers.values_list("pk", flat=True), tournament.bounty_amount)
+    heads: dict[int, int] = defaultdict(int)
+    if tournament.bounty_kind not in ENTRANTS_PAY_BOUNTY:
+        return heads
+    purchases = Purchase.objects.filter(entry__in=entries, refunded_at=None)
+    for entry, amount in purchases.values("entry").annotate(paid=Sum("bounty")).values_list("entry", "paid"):
+        heads[entry] += amount or 0
+    for entry, added in Entry.objects.filter(pk__in=entries, bounty_added__gt=0).values_list("pk", "bounty_added"):
+        heads[entry] += added
+    return heads
+
+
+def bounties_won(tournament: Tournament, players: Iterable[int]) -> dict[int, int]:
+    """What each player (user id) has won in bounties in the tournament, from the ledger."""
+    paid = Transfer.objects.filter(
+        reason=TransferReason.BOUNTY,
+        idempotency_key__startswith=f"tournament:{tournament.pk}:bounty:",
+        destination__owner_id__in=list(players),
+    ).exclude(idempotency_key__endswith=":own")
+    return dict(
+        paid.values("destination__owner_id").annotate(won=Sum("amount")).values_list("destination__owner_id", "won")
+    )

@@ -14,7 +14,7 @@ from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.hands import Legal
-from tournaments.services.bounties import bounty_heads
+from tournaments.selectors import bounty_heads
 from tournaments.services.hands import replay
 
 RECENT_HANDS = 5
@@ -94,17 +94,15 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     """The table as anyone watching sees it: the hand in play (or the last one) with
     nobody's hole cards but those shown down."""
     rows = Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list(
-        "seat", "player__screen_name", "chips", "sitting_out", "player_id", "player__is_bot"
+        "seat", "player__screen_name", "chips", "sitting_out", "player_id", "player__is_bot", "pk"
     )
-    seated = {seat: (name, chips, sitting_out) for seat, name, chips, sitting_out, _, _ in rows}
-    people = {seat: player for seat, _, _, _, player, is_bot in rows if not is_bot}
+    seated = {seat: (name, chips, sitting_out) for seat, name, chips, sitting_out, *_ in rows}
+    people = {seat: player for seat, _, _, _, player, is_bot, _ in rows if not is_bot}
     here = connected(people.values())
     away = {seat for seat, player in people.items() if player not in here}
-    heads = {}
-    if tournament.bounty_kind != BountyKind.NONE:
-        entries = dict(Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list("seat", "pk"))
-        owed = bounty_heads(tournament, entries.values())
-        heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
+    entries = {seat: entry for seat, *_, entry in rows}
+    owed = bounty_heads(tournament, entries.values()) if tournament.bounty_kind != BountyKind.NONE else {}
+    heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
     # A rolled-back hand is not shown as the one in play: nothing it did stands.
     current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
@@ -241,10 +239,11 @@ def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
         for seat, chips in sorted(_won(hand).items())
     ]
     voided = hand.voided_reason if hand.status == HandStatus.VOIDED else None
-    bounties = tuple(
-        (names.get(int(winner), ""), names.get(int(award["victim"]), ""), cash, award.get("added", {}).get(winner, 0))
-        for award in hand.bounties
-        for winner, cash in {**dict.fromkeys(award.get("added", {}), 0), **award["won"]}.items()
-    )
+    bounties = []
+    for award in hand.bounties:
+        won, added = award["won"], award.get("added", {})
+        victim = names.get(int(award["victim"]), "")
+        for winner in dict.fromkeys([*won, *added]):  # a winner may have won cash, head, or both
+            bounties.append((names.get(int(winner), ""), victim, won.get(winner, 0), added.get(winner, 0)))
     board = tuple((hand.result or {}).get("board", ()))
-    return HandResultView(hand.pk, hand.number, board, winners, voided, bounties)
+    return HandResultView(hand.pk, hand.number, board, winners, voided, tuple(bounties))

@@ -21,9 +21,10 @@ from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.hands import entry_of, replay
 from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
+from tournaments.services.prizes import bounty_account
 from tournaments.services.tables import hand_report, hands_catch_up
-from wallet.models import AccountKind, Transfer, TransferReason
-from wallet.services import account_get, house_account, wallet_account
+from wallet.models import Transfer, TransferReason
+from wallet.services import house_account, wallet_account
 
 pytestmark = pytest.mark.django_db
 
@@ -187,12 +188,8 @@ def test_a_progressive_knockout_chain_pays_half_in_cash_and_carries_half_on_the_
     # 375 for A's bounty, then his own head as the winner: 500 paid, 375 added.
     assert balance(c) == c.prize + 375 + 875
     # Every cent of the bounties in is paid out.
-    assert _bounty_account(tournament).balance == 0
+    assert bounty_account(tournament).balance == 0
     books_balance()
-
-
-def _bounty_account(tournament):
-    return account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref=f"tournament:{tournament.pk}")
 
 
 def test_a_progressive_knockout_cancelled_mid_play_returns_every_head_in_full(staff):
@@ -210,7 +207,7 @@ def test_a_progressive_knockout_cancelled_mid_play_returns_every_head_in_full(st
     )
 
     bounty_refunds = Transfer.objects.filter(reason__in=[TransferReason.REFUND, TransferReason.BOUNTY]).exclude(memo="")
-    assert _bounty_account(tournament).balance == 0
+    assert bounty_account(tournament).balance == 0
     assert bounty_refunds.filter(memo="bounties won, on his head").get().amount == 250
     books_balance()
 
@@ -272,7 +269,7 @@ def test_over_a_whole_bot_tournament_every_cent_of_bounty_in_is_paid_out(kind):
     paid_in = 12 * 777
     paid_out = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="")
     assert sum(paid_out.values_list("amount", flat=True)) == paid_in
-    assert _bounty_account(tournament).balance == 0
+    assert bounty_account(tournament).balance == 0
     books_balance()
 
 
@@ -311,7 +308,7 @@ def test_a_bounty_won_while_withheld_stays_in_the_bounty_account_until_staff_pay
     tournament, big, short = knockout_while_withheld(staff)
     assert Entry.objects.get(pk=short.pk).status == "eliminated"
     assert (big.bounty_held, balance(big)) == (BOUNTY, 0)
-    assert _bounty_account(tournament).balance == 3 * BOUNTY  # nothing has left it
+    assert bounty_account(tournament).balance == 3 * BOUNTY  # nothing has left it
     books_balance()
 
     prize_release(entry_id=big.pk, actor=staff, reason="Nothing wrong", now=timezone.now())
@@ -330,7 +327,7 @@ def test_a_bounty_won_while_withheld_is_confiscated_with_the_prize(staff):
 
     assert balance(big) == 0
     assert house_account("EUR").balance == house_before + BOUNTY
-    assert _bounty_account(tournament).balance == 2 * BOUNTY
+    assert bounty_account(tournament).balance == 2 * BOUNTY
     books_balance()
 
 
@@ -356,5 +353,5 @@ def test_a_knockout_event_rolled_back_after_a_bounty_was_won_refunds_everyone_an
     price = 1000 + 100 + BOUNTY
     assert [balance(entry) for entry in (winner, loser, third)] == [price + BOUNTY, price, price]
     assert house_account("EUR").balance == house_before - BOUNTY  # the room pays the bounty won
-    assert _bounty_account(tournament).balance == 0
+    assert bounty_account(tournament).balance == 0
     books_balance()

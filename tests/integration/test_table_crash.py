@@ -213,22 +213,22 @@ class Server:
 
 
 @pytest.fixture
-def web(tmp_path):
-    web = Server(tmp_path, "web")
-    web.start()
-    yield web
-    web.kill()
+def server(tmp_path):
+    """Starts a Procfile line's server; each is killed at the end."""
+    servers: list[Server] = []
+
+    def start(name: str) -> Server:
+        servers.append(Server(tmp_path, name))
+        servers[-1].start()
+        return servers[-1]
+
+    yield start
+    for started_server in servers:
+        started_server.kill()
 
 
-@pytest.fixture
-def ws(tmp_path):
-    ws = Server(tmp_path, "ws")
-    ws.start()
-    yield ws
-    ws.kill()
-
-
-def test_a_killed_web_server_loses_no_action_and_the_hand_goes_on_through_the_next(web):
+def test_a_killed_web_server_loses_no_action_and_the_hand_goes_on_through_the_next(server):
+    web = server("web")
     tournament, _ = started([STACK] * 3, action_seconds=120)
     row = in_play(tournament)
     path = f"/tournaments/{tournament.pk}/tables/1/act/"
@@ -255,7 +255,8 @@ def test_a_killed_web_server_loses_no_action_and_the_hand_goes_on_through_the_ne
     assert sum(Entry.objects.filter(tournament=tournament).values_list("chips", flat=True)) == 3 * STACK
 
 
-def test_a_killed_ws_server_s_watchers_reconnect_to_the_next_and_hear_the_hand_go_on(ws):
+def test_a_killed_ws_server_s_watchers_reconnect_to_the_next_and_hear_the_hand_go_on(server):
+    ws = server("ws")
     tournament, _ = started([STACK] * 3, action_seconds=120)
     row = in_play(tournament)
     part = f'id="table-{tournament.pk}-1"'

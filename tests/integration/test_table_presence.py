@@ -11,10 +11,11 @@ from django.test import Client
 
 from audit.models import AuditEntry
 from tests.integration.test_live import closed, opened, session_cookie
-from tests.tables import in_play, started
+from tests.tables import act, in_play, started
 from tournaments.models import Entry, EntryKind, ExtraTimeStage, Hand, HandStatus
+from tournaments.rules.hands import ActionKind
 from tournaments.services.hands import entry_of
-from tournaments.services.tables import hand_due
+from tournaments.services.tables import hand_due, hand_report
 from wallet.models import Currency
 
 EXTRA = 60
@@ -82,13 +83,18 @@ def test_a_disconnected_player_gets_the_extra_time_once_and_then_times_out():
 
     assert len(row.actions) == 1
     assert not row.extra_time
-    # Once per tournament: his next time-out acts at once.
-    Entry.objects.filter(pk=late.pk).update(sitting_out=False)
-    while row.status == HandStatus.PLAYING and to_act(row).pk != late.pk:
+    # Once per tournament: in the next hand, back in, his time-out acts at once.
+    while row.status == HandStatus.PLAYING:
         row = time_out(row)
-    if row.status == HandStatus.PLAYING:
-        before = len(row.actions)
-        assert len(time_out(row).actions) == before + 1
+    assert hand_report(hand_id=row.pk, now=row.ended_at)
+    Entry.objects.filter(tournament=tournament).update(sitting_out=False)
+    row = in_play(tournament)
+    while to_act(row).pk != late.pk:
+        row = act(row, ActionKind.CHECK_CALL)
+    before = len(row.actions)
+    row = time_out(row)
+    assert len(row.actions) == before + 1
+    assert not row.extra_time
 
 
 @pytest.mark.django_db

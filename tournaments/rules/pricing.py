@@ -25,6 +25,8 @@ class BountyKindRule(StrEnum):
 
 # The kinds where every entrant carries a bounty he paid with his entry.
 ENTRANTS_PAY_BOUNTY = frozenset({BountyKindRule.KNOCKOUT, BountyKindRule.PROGRESSIVE})
+# The kinds where the room pays the bounty of the players who carry one.
+ROOM_PAYS_BOUNTY = frozenset({BountyKindRule.TEAM_PRO, BountyKindRule.FIXED})
 
 
 @dataclass(frozen=True)

@@ -11,28 +11,26 @@ bounty player who plays (rule 28), carries the event's bounty; a bounty player
 who wins keeps none (rule 27). Each payment has its own idempotency key: a
 report repeated never pays twice."""
 
-from collections import defaultdict
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from django.db.models import F, Sum
+from django.db.models import F
 
-from tournaments.models import BountyKind, Entry, Hand, PrizeHold, Purchase, Tournament
+from tournaments.models import BountyKind, Entry, Hand, PrizeHold, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
-from wallet.models import Account, AccountKind, Transfer, TransferReason
-from wallet.services import account_get, house_account, transfer_create, wallet_account
+from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, ROOM_PAYS_BOUNTY
+from tournaments.selectors import bounty_heads
+from tournaments.services.prizes import bounty_account
+from wallet.models import Account, TransferReason
+from wallet.services import house_account, transfer_create, wallet_account
 
 if TYPE_CHECKING:
     from accounts.models import User
-
-PAID_BY_ENTRANTS = (BountyKind.KNOCKOUT, BountyKind.PROGRESSIVE)
-PAID_BY_THE_ROOM = (BountyKind.TEAM_PRO, BountyKind.FIXED)
 
 
 def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
     """The bounties of the players knocked out in `rows` (hands the floor has just
     taken, in order), paid and recorded on each hand."""
-    if tournament.bounty_kind not in (*PAID_BY_ENTRANTS, *PAID_BY_THE_ROOM):
+    if tournament.bounty_kind not in ENTRANTS_PAY_BOUNTY | ROOM_PAYS_BOUNTY:
         return
     # A hand whose bounties are recorded has paid them: a repeat adds nothing to any head.
     rows = [row for row in rows if not row.bounties]
@@ -86,7 +84,7 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
 
 def bounty_pay_winner(*, tournament: Tournament) -> None:
     """Rule 27, the event over: its winner gets the bounty on his own head."""
-    if tournament.bounty_kind not in PAID_BY_ENTRANTS:
+    if tournament.bounty_kind not in ENTRANTS_PAY_BOUNTY:
         return
     winner = Entry.objects.filter(tournament=tournament, finish_best=1).select_related("player").first()
     if winner is None:
@@ -118,7 +116,7 @@ def bounty_held_decide(*, tournament: Tournament, entry: Entry, confiscate: bool
             actor=actor,
             memo=memo,
         )
-    elif tournament.bounty_kind in PAID_BY_ENTRANTS:
+    elif tournament.bounty_kind in ENTRANTS_PAY_BOUNTY:
         transfer_create(
             source=account,
             destination=house_account(account.currency),
@@ -132,41 +130,6 @@ def bounty_held_decide(*, tournament: Tournament, entry: Entry, confiscate: bool
     entry.save(update_fields=["bounty_held"])
 
 
-def bounty_heads(tournament: Tournament, entries: Iterable[int]) -> dict[int, int]:
-    """The bounty on each entry's head: what its purchases paid into the bounty
-    account and what knockouts added to it (knockout, progressive knockout); the
-    event's bounty for a team pro or a named bounty player (Team Pro, fixed)."""
-    entries = list(entries)
-    if tournament.bounty_kind in PAID_BY_THE_ROOM:
-        carriers = Entry.objects.filter(pk__in=entries)
-        if tournament.bounty_kind == BountyKind.TEAM_PRO:
-            carriers = carriers.filter(player__is_team_pro=True)
-        else:
-            carriers = carriers.filter(player__in=tournament.bounty_players.all())
-        return dict.fromkeys(carriers.values_list("pk", flat=True), tournament.bounty_amount)
-    heads: dict[int, int] = defaultdict(int)
-    if tournament.bounty_kind not in PAID_BY_ENTRANTS:
-        return heads
-    purchases = Purchase.objects.filter(entry__in=entries, refunded_at=None)
-    for entry, amount in purchases.values("entry").annotate(paid=Sum("bounty")).values_list("entry", "paid"):
-        heads[entry] += amount or 0
-    for entry, added in Entry.objects.filter(pk__in=entries, bounty_added__gt=0).values_list("pk", "bounty_added"):
-        heads[entry] += added
-    return heads
-
-
-def bounties_won(tournament: Tournament, players: Iterable[int]) -> dict[int, int]:
-    """What each player (user id) has won in bounties in the tournament, from the ledger."""
-    paid = Transfer.objects.filter(
-        reason=TransferReason.BOUNTY,
-        idempotency_key__startswith=f"tournament:{tournament.pk}:bounty:",
-        destination__owner_id__in=list(players),
-    ).exclude(idempotency_key__endswith=":own")
-    return dict(
-        paid.values("destination__owner_id").annotate(won=Sum("amount")).values_list("destination__owner_id", "won")
-    )
-
-
 def _out(row: Hand) -> dict[int, int]:
     """The seats (and their entries) the hand knocked out: chips at its start, none at its end."""
     start, end = row.setup["stacks"], (row.result or {}).get("stacks", {})
@@ -175,9 +138,9 @@ def _out(row: Hand) -> dict[int, int]:
 
 def _account(tournament: Tournament) -> Account:
     """Where the bounties come from: the event's bounty account, or the room's own money."""
-    if tournament.bounty_kind in PAID_BY_THE_ROOM:
+    if tournament.bounty_kind in ROOM_PAYS_BOUNTY:
         return house_account(tournament.pool_currency)
-    return account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}")
+    return bounty_account(tournament)
 
 
 def _pay(tournament: Tournament, account: Account, player: "User", amount: int, *, key: str, memo: str) -> None:

@@ -24,12 +24,11 @@ from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
 from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
-from tournaments.services.prizes import prize_pool_account, prize_pool_fund
+from tournaments.services.prizes import bounty_account, prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
-from wallet.models import AccountKind, Currency, Ticket, TicketStatus, TransferReason
+from wallet.models import Currency, Ticket, TicketStatus, TransferReason
 from wallet.services import (
     WalletError,
-    account_get,
     house_account,
     house_account_spec,
     transfer_create,
@@ -171,8 +170,7 @@ def _bounties_top_up(*, tournament: Tournament, entries: list[Entry], actor: "Us
     back), and every entrant still gets his own bounty back: the room puts into the
     bounty account what the refunds need beyond what it holds. Returns that."""
     owed = Purchase.objects.filter(entry__in=entries, refunded_at=None).aggregate(owed=Sum("bounty"))["owed"] or 0
-    ref = f"tournament:{tournament.pk}"
-    account = account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=ref)
+    account = bounty_account(tournament)
     short = owed - account.balance
     if short > 0:
         transfer_create(
@@ -180,7 +178,7 @@ def _bounties_top_up(*, tournament: Tournament, entries: list[Entry], actor: "Us
             destination=account,
             amount=short,
             reason=TransferReason.BOUNTY,
-            idempotency_key=f"{ref}:bounty:top_up",
+            idempotency_key=f"tournament:{tournament.pk}:bounty:top_up",
             actor=actor,
             memo="bounties already won, kept by their winners",
         )
@@ -252,9 +250,7 @@ def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime
 def _return_bounties_won(*, tournament: Tournament, remaining: list[Entry], actor: "User | None") -> None:
     """Progressive knockout: what knockouts added to a remaining player's head is his,
     paid from the bounty account with his own bounty (refunded with his fees)."""
-    account = account_get(
-        kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}"
-    )
+    account = bounty_account(tournament)
     for entry in remaining:
         if entry.bounty_added:
             transfer_create(

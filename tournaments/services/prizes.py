@@ -18,6 +18,11 @@ def prize_pool_account(tournament: Tournament) -> Account:
     )
 
 
+def bounty_account(tournament: Tournament) -> Account:
+    """The account holding what the event's entries paid in bounties (rules 24-27)."""
+    return account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}")
+
+
 def prize_pool_fund(tournament: Tournament, *, pool: int, actor: "User | None" = None) -> Account:
     """The pool account, holding `pool` once the house has added what the entries'
     contributions fall short of it (the overlay); read again after the transfer.

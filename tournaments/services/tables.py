@@ -178,16 +178,16 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
             TableResult(table=row.table.number, hand=row.number, won=_won(row), idle=row.pk in idle) for row in rows
         ]
         taken = floor_hand_results(tournament=tournament, results=results, now=now)
-        reported = [row.pk for row, took in zip(rows, taken, strict=True) if took]
-        Hand.objects.filter(pk__in=reported).update(status=HandStatus.REPORTED)
-        bounties_pay(tournament=tournament, rows=[row for row, took in zip(rows, taken, strict=True) if took])
+        reported = [row for row, took in zip(rows, taken, strict=True) if took]
+        Hand.objects.filter(pk__in=[row.pk for row in reported]).update(status=HandStatus.REPORTED)
+        bounties_pay(tournament=tournament, rows=reported)
         if tournament.status == Status.FINISHED:
             bounty_pay_winner(tournament=tournament)
         # A result the floor did not take (its table moved on) stays for staff to see.
-        for row, took in zip(rows, taken, strict=True):
-            if not took:
+        for row in rows:
+            if row not in reported:
                 logger.warning("Hand %s at table %s was not taken by the floor", row.pk, row.table.number)
-        return reported
+        return [row.pk for row in reported]
 
 
 def _idle(rows: list[Hand]) -> set[int]:
