@@ -66,13 +66,15 @@ def test_a_heads_up_match_of_players_away_for_the_event_s_hands_ends_and_the_lea
 
 
 def test_bots_at_a_heads_up_table_are_never_away():
-    tournament, entries = started([1000, 1000], table_size=2, heads_up=True, idle_hands_limit=2)
+    # A limit of one: were bots counted away, the first hand's report would count it
+    # (and end the match, unless that hand already ended the event).
+    tournament, entries = started([1000, 1000], table_size=2, heads_up=True, idle_hands_limit=1)
     User.objects.filter(pk__in=[entry.player_id for entry in entries]).update(is_bot=True)
 
     for minute in range(1, 5):
         now = tournament.scheduled_start + timedelta(minutes=minute)
         hands_catch_up(now=now, before=now, tournament_id=tournament.pk)
 
-    assert Hand.objects.filter(tournament=tournament, status=HandStatus.REPORTED).count() >= 2
-    assert not AuditEntry.objects.filter(action="tournaments.floor.table_ended").exists()
+    assert Hand.objects.filter(tournament=tournament, status=HandStatus.REPORTED).exists()
     assert Table.objects.get(tournament=tournament, number=1).idle_hands == 0
+    assert not AuditEntry.objects.filter(action="tournaments.floor.table_ended").exists()
