@@ -14,7 +14,8 @@ the one to act, becomes a person (is_bot off; action time 120 s): the bench play
 him, the bots at his table and everywhere else play through the worker (their
 deadlines are the worker's tasks; TABLE_BOT_SECONDS 0.5 to think, a hand's gap
 TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
-`table-<tournament>-<n>.en` at the ws process (`/ws/live/`, as the table's page): the
+`table-<tournament>-<n>.en` and `tables-<tournament>.en` (the event's clock) at the
+ws process (`/ws/live/`, as the table's page): the
 person's own page (signed in with his session cookie) and 8 others, as if every
 seat had its page open; the clients are fanout.py's (websockets' sans-I/O protocol,
 in this process).
@@ -263,7 +264,8 @@ class Room:
         gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
 
         async def table(number: int) -> None:
-            url = f"ws://127.0.0.1:{ws_port}/ws/live/?groups=table-{self.tournament_id}-{number}.en"
+            groups = f"table-{self.tournament_id}-{number}.en,tables-{self.tournament_id}.en"  # as the table's page
+            url = f"ws://127.0.0.1:{ws_port}/ws/live/?groups={groups}"
             marker = f'id="table-{self.tournament_id}-{number}"'
             cookies = [seated.get(number, "")] + [""] * (self.args.watchers - 1)
             self.sockets[number] = list(

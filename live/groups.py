@@ -4,6 +4,7 @@
     lobby.<language>                              the lobby's rows
     tournament-<id>.<language>                    Tournament Info
     table-<tournament id>-<table number>.<language>   a table being watched
+    tables-<tournament id>.<language>             every table page of an event (its clock)
     user-<id>                                     a signed-in player's own
     staff                                         staff pages
 
@@ -29,7 +30,8 @@ logger = logging.getLogger(__name__)
 
 LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 _SHARED = re.compile(
-    r"^(lobby|tournament-(?P<tournament>\d{1,18})|table-(?P<table_of>\d{1,18})-(?P<table>\d{1,4}))"
+    r"^(lobby|tournament-(?P<tournament>\d{1,18})|table-(?P<table_of>\d{1,18})-(?P<table>\d{1,4})"
+    r"|tables-(?P<tables_of>\d{1,18}))"
     r"\.(?P<language>[a-z-]{2,7})$"
 )
 _PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
@@ -54,6 +56,8 @@ def group_name(
         return f"tournament-{tournament_id}.{language}"
     if kind == "table":
         return f"table-{tournament_id}-{table}.{language}"
+    if kind == "tables":
+        return f"tables-{tournament_id}.{language}"
     if kind == "user":
         return f"user-{user_id}"
     return "staff"
@@ -82,9 +86,13 @@ def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | Non
 
 
 def tournaments_named(groups: Sequence[str]) -> set[int]:
-    """The tournaments that shared `groups` (Tournament Info's, a table's) are of."""
+    """The tournaments that shared `groups` (Tournament Info's, a table's, its tables') are of."""
     named = (_SHARED.match(group) for group in groups)
-    return {int(of) for shared in named if shared and (of := shared["tournament"] or shared["table_of"])}
+    return {
+        int(of)
+        for shared in named
+        if shared and (of := shared["tournament"] or shared["table_of"] or shared["tables_of"])
+    }
 
 
 def tables_named(groups: Sequence[str]) -> list[tuple[int, int]]:

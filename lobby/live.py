@@ -11,7 +11,9 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
 - A table's group gets the table as anyone watching sees it (seats, stacks, bets,
   board, pot, whose turn) each time it changes; its players' own groups are told to
   fetch their own part again (their hole cards and choices are never in a shared
-  message).
+  message). What every table page shows of the event (level, blinds, players left)
+  goes with Tournament Info's parts to the event's tables group: an action does not
+  render it.
 - A player's own group gets only the names of what to fetch again (their
   registration card, their "Registered" mark on the lobby's row, their balances):
   what is private is rendered for them alone, by the request that fetches it.
@@ -28,11 +30,11 @@ from django.utils import timezone, translation
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name, listened_key
 from live.throttle import Throttle
-from lobby.table_views import table_chat_html, table_live_html
+from lobby.table_views import table_chat_html, table_clock_html, table_live_html
 from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, TableChatted, TablesChanged, TournamentChanged
-from tournaments.models import Entry, Hand, Tournament
+from tournaments.models import Entry, Hand, Table, Tournament
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
@@ -47,19 +49,17 @@ def connect() -> None:
 
 def publish(events: Sequence[object]) -> list[Message]:
     """The messages of one commit's events: each group's once, whatever the events repeat."""
-    changed: dict[int, bool] = {}  # by event: whether only its clock changed
+    changed: dict[int, tuple[bool, bool]] = {}  # by event: whether only its clock, only chips changed
     created: set[int] = set()
-    tables: dict[int, set[int]] = {}
     refreshes: list[Message] = []
     chats: set[tuple[int, int]] = set()
     for event in events:
         match event:
-            case TournamentChanged(tournament_id=tournament_id, created=new, clock_only=clock_only):
-                changed[tournament_id] = changed.get(tournament_id, True) and clock_only
+            case TournamentChanged(tournament_id=tournament_id, created=new, clock_only=clock_only, chips_only=chips):
+                clocks, chipped = changed.get(tournament_id, (True, True))
+                changed[tournament_id] = (clocks and clock_only, chipped and chips)
                 if new:
                     created.add(tournament_id)
-            case TablesChanged(tournament_id=tournament_id, numbers=numbers):
-                tables.setdefault(tournament_id, set()).update(numbers)
             case TableChatted(tournament_id=tournament_id, number=number):
                 chats.add((tournament_id, number))
             case EntryChanged(tournament_id=tournament_id, player_id=player_id):
@@ -67,40 +67,59 @@ def publish(events: Sequence[object]) -> list[Message]:
                 refreshes.append(Refresh(group_name("user", user_id=player_id), names))
             case BalancesChanged(owner_ids=owner_ids):
                 refreshes += [Refresh(group_name("user", user_id=owner), ("balances",)) for owner in sorted(owner_ids)]
-    readers = {tournament_id: _reader(tournament_id) for tournament_id in [*changed, *tables]}
     messages: list[Message] = []
     if created:  # where a new event goes depends on each viewer's filters: the lobby fetches its list again
         messages += [Part(group_name("lobby", language=language), _reload) for language in LANGUAGES]
-    for tournament_id, clock_only in changed.items():
+    for tournament_id, (clock_only, chips_only) in changed.items():
         messages += tournament_parts(
             tournament_id,
-            readers[tournament_id],
+            _reader(tournament_id),
             clock_only=clock_only,
             lobby=tournament_id not in created,
+            tables=not chips_only,
             throttle=_throttle(tournament_id),
         )
-    for tournament_id, numbers in tables.items():
-        messages += table_parts(tournament_id, readers[tournament_id], sorted(numbers))
-        refreshes += own_seat_refreshes(tournament_id, numbers)
+    messages += tables_messages([event for event in events if isinstance(event, TablesChanged)])
     for tournament_id, number in sorted(chats):
         messages += chat_parts(tournament_id, number)
     return messages + refreshes
 
 
+def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
+    """Each changed table to its watchers; the players whose own part changed (as the
+    events say, or found: own_seat_players) told to fetch it again."""
+    tables: dict[int, set[int]] = {}  # by event, the tables changed
+    unknown: dict[int, set[int]] = {}  # by event, the tables whose players are to be found
+    told: set[tuple[int, int]] = set()  # (event, player)
+    for change in changes:
+        tables.setdefault(change.tournament_id, set()).update(change.numbers)
+        if change.players is None:
+            unknown.setdefault(change.tournament_id, set()).update(change.numbers)
+        else:
+            told.update((change.tournament_id, player) for player in change.players)
+    for tournament_id, numbers in unknown.items():
+        told.update((tournament_id, player) for player in own_seat_players(tournament_id, numbers))
+    messages: list[Message] = []
+    for tournament_id, numbers in tables.items():
+        messages += table_parts(tournament_id, sorted(numbers))
+    return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
+
+
 def chat_parts(tournament_id: int, number: int) -> list[Part]:
     """The table's chat log, as it is now, to everyone watching the table."""
+    table = _table_reader(tournament_id, number)
     return [
         Part(
             group_name("table", language=language, tournament_id=tournament_id, table=number),
-            _in(language, functools.partial(_chat_html, _reader(tournament_id), number)),
+            _in(language, functools.partial(_chat_html, table)),
         )
         for language in LANGUAGES
     ]
 
 
-def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
-    """The players at those tables (seated there, or in the hand just played there)
-    fetch their own part of the table page again: their cards and choices are
+def own_seat_players(tournament_id: int, numbers: set[int]) -> set[int]:
+    """The players at those tables (seated there, or in the hand just played there):
+    they fetch their own part of the table page again, as their cards and choices are
     rendered for them alone. Only while one of those tables' pages is open: that part
     is on its table's page alone, whose socket listens to the table's group, so with
     nobody listening there is no one to tell (and no need to look players up)."""
@@ -110,7 +129,7 @@ def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
         for language in LANGUAGES
     ]
     if not cache.get_many(watched):
-        return []
+        return set()
     players = set(
         Entry.objects.filter(table__tournament_id=tournament_id, table__number__in=numbers).values_list(
             "player_id", flat=True
@@ -124,8 +143,7 @@ def own_seat_refreshes(tournament_id: int, numbers: set[int]) -> list[Message]:
         if seats is not None:
             entries.update(int(entry) for entry in seats.values())
     players.update(Entry.objects.filter(pk__in=entries).values_list("player_id", flat=True))
-    name = (f"own-seat-{tournament_id}",)
-    return [Refresh(group_name("user", user_id=player), name) for player in sorted(players)]
+    return players
 
 
 def tournament_parts(
@@ -134,10 +152,12 @@ def tournament_parts(
     *,
     clock_only: bool = False,
     lobby: bool = True,
+    tables: bool = True,
     throttle: Throttle | None = None,
 ) -> list[Part]:
-    """The event's lobby row (if `lobby` and not only its clock changed) and Tournament
-    Info's changing parts (the clock alone if `clock_only`), in every language."""
+    """The event's lobby row (if `lobby` and not only its clock changed), Tournament
+    Info's changing parts (the clock alone if `clock_only`) and its table pages'
+    clock (if `tables`: not when only chips changed), in every language."""
     now = timezone.now()
     parts = []
     for language in LANGUAGES:
@@ -146,15 +166,19 @@ def tournament_parts(
             parts.append(Part(group_name("lobby", language=language), row, throttle))
         info = _in(language, functools.partial(_info_html, tournament, now, clock_only))
         parts.append(Part(group_name("tournament", language=language, tournament_id=tournament_id), info, throttle))
+        if tables:
+            clock = _in(language, functools.partial(_clock_html, tournament))
+            parts.append(Part(group_name("tables", language=language, tournament_id=tournament_id), clock, throttle))
     return parts
 
 
-def table_parts(tournament_id: int, tournament: Reader, numbers: list[int]) -> list[Part]:
-    """Each changed table, as it is now. Not throttled: a table changes once a hand."""
+def table_parts(tournament_id: int, numbers: list[int]) -> list[Part]:
+    """Each changed table, as it is now. Not throttled: a table changes with each action."""
+    tables = {number: _table_reader(tournament_id, number) for number in numbers}
     return [
         Part(
             group_name("table", language=language, tournament_id=tournament_id, table=number),
-            _in(language, functools.partial(_table_html, tournament, number)),
+            _in(language, functools.partial(_table_html, tables[number])),
         )
         for language in LANGUAGES
         for number in numbers
@@ -191,12 +215,23 @@ def _info_html(tournament: Reader, now: datetime.datetime, clock_only: bool) -> 
     return tournament_live_html(loaded, now, clock_only=clock_only) if (loaded := tournament()) else ""
 
 
-def _chat_html(tournament: Reader, number: int) -> str:
-    return table_chat_html(loaded, number) if (loaded := tournament()) else ""
+def _clock_html(tournament: Reader) -> str:
+    return table_clock_html(loaded) if (loaded := tournament()) else ""
 
 
-def _table_html(tournament: Reader, number: int) -> str:
-    return table_live_html(loaded, number) if (loaded := tournament()) else ""
+def _table_reader(tournament_id: int, number: int) -> Callable[[], Table | None]:
+    """The table with its tournament, read once (one query, the tournament's own
+    fields alone), when a part first renders it."""
+    related = Table.objects.select_related("tournament")
+    return functools.cache(lambda: related.filter(tournament_id=tournament_id, number=number).first())
+
+
+def _chat_html(table: Callable[[], Table | None]) -> str:
+    return table_chat_html(loaded) if (loaded := table()) else ""
+
+
+def _table_html(table: Callable[[], Table | None]) -> str:
+    return table_live_html(loaded) if (loaded := table()) else ""
 
 
 def _in(language: str, render: Callable[[], str]) -> Callable[[], str]:

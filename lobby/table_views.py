@@ -13,13 +13,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from tournaments.models import Entry, EntryStatus, Table, Tournament
+from tournaments.models import Entry, EntryStatus, Hand, Table, Tournament
+from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.selectors import tournament_clock
 from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act
-from tournaments.table_selectors import OwnSeat, TableState, table_hand, table_own
+from tournaments.table_selectors import OwnSeat, table_current, table_hand, table_own
 
 
 @require_GET
@@ -39,7 +40,7 @@ def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     entry = _entry(request, tournament)
     if entry is not None and entry.table_id not in (None, table.pk) and request.htmx:
         return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))
-    return _own_response(request, tournament, table)
+    return _own_response(request, tournament, table, entry=entry)
 
 
 @require_POST
@@ -106,22 +107,26 @@ def table_chat(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return _chat_response(request, tournament, table)
 
 
-def table_chat_html(tournament: Tournament, number: int) -> str:
+def table_chat_html(table: Table) -> str:
     """The table's chat log, to swap in out of band (lobby.live)."""
-    table = Table.objects.filter(tournament=tournament, number=number).first()
-    if table is None:
-        return ""
-    context = {"tournament": tournament, "table": table, "chat": chat_shown(table), "oob": True}
+    context = {"tournament": table.tournament, "table": table, "chat": chat_shown(table), "oob": True}
     return render_to_string("lobby/table.html#chat", context)
 
 
-def table_live_html(tournament: Tournament, number: int) -> str:
-    """The watched part of a table, to swap in out of band (lobby.live)."""
-    table = Table.objects.filter(tournament=tournament, number=number).first()
-    if table is None:
-        return ""
-    context = {"state": table_hand(tournament, table), "clock": tournament_clock(tournament), "oob": True}
+def table_live_html(table: Table) -> str:
+    """The watched part of a table (read with its tournament), to swap in out of band
+    (lobby.live): what changes with each action. The event's clock is a part of its
+    own (table_clock_html)."""
+    tournament = table.tournament
+    context = {"state": table_hand(tournament, table), "oob": True}
     return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
+
+
+def table_clock_html(tournament: Tournament) -> str:
+    """What every table page shows of the event (level, blinds, players left), to swap
+    in out of band (lobby.live): it changes with the event, not with a table's action."""
+    context = {"tournament": tournament, "clock": tournament_clock(tournament), "oob": True}
+    return render_to_string("lobby/table.html#clock", context)
 
 
 def _table(pk: int, number: int) -> tuple[Tournament, Table]:
@@ -143,30 +148,32 @@ def _entry(request: HttpRequest, tournament: Tournament) -> Entry | None:
 
 
 def _context(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> dict:
-    state = table_hand(tournament, table)
     entry = _entry(request, tournament)
+    state = table_hand(tournament, table)
     return {
-        "chat": chat_shown(table),
-        # Only the players seated here write; everyone else reads.
-        "can_chat": entry is not None and entry.table_id == table.pk and entry.status == EntryStatus.ACTIVE,
         "tournament": tournament,
         "table": table,
         "state": state,
-        "clock": tournament_clock(tournament),
-        "own": _own(request, tournament, table, state),
+        "own": _own(tournament, table, state.hand, state.played, entry),
         "error": error,
+        "chat": chat_shown(table),
+        # Only the players seated here write; everyone else reads.
+        "can_chat": entry is not None and entry.table_id == table.pk and entry.status == EntryStatus.ACTIVE,
+        "clock": tournament_clock(tournament),
         "now": timezone.now(),
     }
 
 
-def _own(request: HttpRequest, tournament: Tournament, table: Table, state: TableState) -> OwnSeat | None:
-    entry = _entry(request, tournament)
+def _own(
+    tournament: Tournament, table: Table, hand: Hand | None, played: PlayedHand | None, entry: Entry | None
+) -> OwnSeat | None:
+    """The player's seat at the table, whose hand in play (or last) is `hand`."""
     if entry is None:
         return None
-    in_hand = state.hand is not None and str(entry.pk) in {str(pk) for pk in state.hand.seats.values()}
+    in_hand = hand is not None and str(entry.pk) in {str(pk) for pk in hand.seats.values()}
     if entry.table_id != table.pk and not in_hand:
         return None
-    return table_own(state, entry, time_bank_ms=entry_time_bank(entry, tournament))
+    return table_own(hand, played, entry, time_bank_ms=entry_time_bank(entry, tournament))
 
 
 def _chat_response(
@@ -179,7 +186,12 @@ def _chat_response(
     return HttpResponse(form + log, status=400 if error else 200)
 
 
-def _own_response(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> HttpResponse:
-    context = _context(request, tournament, table, error=error)
+def _own_response(
+    request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "", entry: Entry | None = None
+) -> HttpResponse:
+    """The player's own part alone (`entry`: his, if the view has read it already): it
+    needs the hand at the table, not the rest of the table."""
+    own = _own(tournament, table, *table_current(table), entry or _entry(request, tournament))
+    context = {"tournament": tournament, "table": table, "own": own, "error": error}
     html = render_to_string("lobby/table.html#own", context, request)
     return HttpResponse(html, status=400 if error else 200)

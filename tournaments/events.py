@@ -8,11 +8,13 @@ from dataclasses import dataclass
 class TournamentChanged:
     """What the lobby and Tournament Info show of the event changed; `created`: a new
     event (every lobby fetches its list again); `clock_only`: only the level, a
-    countdown or a pause changed, not the lobby's row."""
+    countdown or a pause changed, not the lobby's row; `chips_only`: only the players'
+    chips (a hand without anyone out), not what every table shows of the event."""
 
     tournament_id: int
     created: bool = False
     clock_only: bool = False
+    chips_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -25,10 +27,13 @@ class EntryChanged:
 
 @dataclass(frozen=True)
 class TablesChanged:
-    """Those tables' seats, stacks, button or hand changed."""
+    """Those tables' seats, stacks, button or hand changed. `players`: whose own part
+    of the table page changed, when the recorder knows (an action: the players dealt
+    in its hand); None, and the publisher finds them."""
 
     tournament_id: int
     numbers: tuple[int, ...]
+    players: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

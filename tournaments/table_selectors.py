@@ -104,10 +104,8 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     owed = bounty_heads(tournament, entries.values()) if tournament.bounty_kind != BountyKind.NONE else {}
     heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
     hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
-    # A rolled-back hand is not shown as the one in play: nothing it did stands.
-    current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
-    played = replay(current) if current is not None else None
-    names = _names(hands)
+    current, played = _current(hands)
+    names = _names(hands, known={entry: name for _, name, *_, entry in rows})
     roles = {}
     if table.button is not None and len(seated) > 1:
         roles = {table.big_blind: "big_blind", table.small_blind: "small_blind", table.button: "button"}
@@ -167,10 +165,16 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     )
 
 
-def table_own(state: TableState, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
-    """`entry`'s own seat at the table of `state`: his hole cards in the hand in play
-    (or the last, if he was in it), and his choices when it is his turn."""
-    hand, played = state.hand, state.played
+def table_current(table: Table) -> tuple[Hand | None, PlayedHand | None]:
+    """The table's hand in play, or its last (as table_hand shows it), replayed: all
+    a player's own part needs, without the rest of the table."""
+    return _current(list(Hand.objects.filter(table=table).order_by("-pk")[:1]))
+
+
+def table_own(hand: Hand | None, played: PlayedHand | None, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
+    """`entry`'s own seat at a table whose hand in play (or last) is `hand`, replayed
+    as `played`: his hole cards in it, if he was dealt in, and his choices when it is
+    his turn."""
     seat = None
     if hand is not None:
         seat = next((int(s) for s, pk in hand.seats.items() if int(pk) == entry.pk), None)
@@ -211,9 +215,18 @@ def _presets(legal: Legal | None, pot: int, bet: int) -> tuple[tuple[str, int], 
     return tuple(chosen)
 
 
-def _names(hands: list[Hand]) -> dict[int, str]:
-    ids = {int(pk) for hand in hands for pk in hand.seats.values()}
-    return dict(Entry.objects.filter(pk__in=ids).values_list("pk", "player__screen_name"))
+def _current(hands: list[Hand]) -> tuple[Hand | None, PlayedHand | None]:
+    """The hand in play or the last of `hands` (newest first), replayed. A rolled-back
+    hand is not shown as the one in play: nothing it did stands."""
+    current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
+    return current, replay(current) if current is not None else None
+
+
+def _names(hands: list[Hand], known: dict[int, str]) -> dict[int, str]:
+    """The screen names of the entries dealt in `hands`: `known` (those seated), and
+    the others (out, or moved) read."""
+    ids = {int(pk) for hand in hands for pk in hand.seats.values()} - known.keys()
+    return known | dict(Entry.objects.filter(pk__in=ids).values_list("pk", "player__screen_name")) if ids else known
 
 
 def _shown(hand: Hand | None) -> dict[int, tuple[str, ...]]:

@@ -106,7 +106,7 @@ def test_a_table_has_its_own_page_with_every_seat_and_tournament_info_links_to_i
 
     page = client.get(f"/tournaments/{tournament.pk}/tables/1/").content.decode()
 
-    assert f'data-live="table-{tournament.pk}-1.en"' in page
+    assert f'data-live="table-{tournament.pk}-1.en,tables-{tournament.pk}.en"' in page
     for entry in seated.values():
         assert entry.player.screen_name in page
     assert page.count("Empty") == tournament.table_size - len(seated)

@@ -35,7 +35,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory, UserFactor
 from tests.integration.test_deals import final_table
 from tournaments.consumers import FORBIDDEN
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
@@ -148,6 +148,8 @@ def run(scenario) -> None:
         ("tournament-999999.en", None, False),  # no such event
         ("table-{event}-1.en", None, True),  # a table anyone may watch
         ("table-999999-1.en", None, False),
+        ("table-{event}-1.en,tables-{event}.en", None, True),  # a table's page: the table and the event's clock
+        ("tables-999999.en", None, False),
         ("tournament-{event}-1.en", None, False),
         ("user-{player}", "player", True),
         ("user-{player}", None, False),  # not signed in
@@ -604,7 +606,62 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
     assert sorted(sent.groups()) == sorted(watched)
     for group, text in sent.texts:
         assert f'id="table-{tournament.pk}-{watched[group]}"' in text
-    assert "Niveau" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
+    assert "hånd #" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
+    assert "Hand #" in dict(sent.texts)[f"table-{tournament.pk}-2.en"]
+
+
+def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_it(sent, django_assert_num_queries):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    entrants(tournament, 4, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    listening(f"table-{tournament.pk}-1.en", f"tables-{tournament.pk}.en", f"tables-{tournament.pk}.da")
+
+    deliver([TournamentChanged(tournament.pk, clock_only=True)])
+
+    clocks = dict(sent.texts)
+    assert "Level 1: blinds" in clocks[f"tables-{tournament.pk}.en"]
+    assert "4 players left" in clocks[f"tables-{tournament.pk}.en"]
+    assert "Niveau 1" in clocks[f"tables-{tournament.pk}.da"]
+    sent.texts.clear()
+    row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
+    dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()])
+    players = tuple(dealt.values_list("player", flat=True))
+    # The watched table as the action left it, in three reads: the table with its event, its seats, its hands.
+    with django_assert_num_queries(3):
+        deliver([TablesChanged(tournament.pk, (1,), players)])
+    (table,) = sent.texts
+    assert table[0] == f"table-{tournament.pk}-1.en"
+    assert "players left" not in table[1]
+
+
+def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(sent, django_capture_on_commit_callbacks):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    entrants(tournament, 4, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    listening(f"tournament-{tournament.pk}.en", f"tables-{tournament.pk}.en")
+    seated = Entry.objects.filter(table__tournament=tournament, table__number=1)
+    stacks = dict(seated.values_list("pk", "chips"))
+
+    def groups_sent(stacks) -> set[str]:
+        second_over(tournament)
+        sent.texts.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=stacks, now=tournament.scheduled_start)
+        return {group for group, _ in sent.texts}
+
+    # Chips moved, nobody out: Tournament Info's chip counts change, not what every table shows.
+    loser, winner = stacks
+    moved = {loser: stacks[loser] - 100, winner: stacks[winner] + 100}
+    assert groups_sent(moved) == {f"tournament-{tournament.pk}.en"}
+    # A player out: every table page hears how many are left.
+    busted = {loser: 0, winner: stacks[loser] + stacks[winner]}
+    assert f"tables-{tournament.pk}.en" in groups_sent(busted)
 
 
 def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(sent, django_assert_num_queries):

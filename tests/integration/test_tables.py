@@ -222,6 +222,24 @@ def test_the_table_page_acts_for_the_player_and_refuses_another(client):
     assert len(Hand.objects.get(pk=row.pk).actions) == 1
 
 
+def test_an_action_tells_each_player_dealt_in_to_fetch_his_own_seat_again(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament = started(3)
+    row = in_play(tournament)
+    dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
+    table = group_name("table", language="en", tournament_id=tournament.pk, table=1)
+    async_to_sync(mark_listened)([table, *(f"user-{player}" for player in dealt)])
+    refreshed = []
+    monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now())
+
+    told = {group for group, names in refreshed if f"own-seat-{tournament.pk}" in names}
+    assert told == {f"user-{player}" for player in dealt}
+
+
 def test_a_player_moved_to_another_table_has_his_page_follow_him(
     client, monkeypatch, django_capture_on_commit_callbacks
 ):

@@ -229,7 +229,7 @@ def _hand_finished(
         from tournaments.services.clock import tournament_break_release  # the clock calls this module
 
         tournament_break_release(tournament_id=tournament.pk, at=now)
-    record(TournamentChanged(tournament.pk))
+    record(TournamentChanged(tournament.pk, chips_only=not outcome.finishes))
     return HandReport(
         eliminated=busted,
         moves=sum(move.source.table != move.target.table for move in outcome.moves),

@@ -61,6 +61,8 @@ logger = logging.getLogger(__name__)
 # What players and the audit log read of a hand rolled back by the room's policy.
 STALLED_REASON = "Server problem: the hand stopped when a server process was lost (rule 22)."
 
+ACTIVE = EntryStatus.ACTIVE
+
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
 # than holding every hand up for his whole allowance.
 TIMED_OUT_SITS_OUT = True
@@ -86,10 +88,9 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         raise refuse("illegal_action", reason="Choose fold, check or call, or bet or raise.") from None
     with transaction.atomic():
         row, table = _locked(hand_id)
-        entry_id = Entry.objects.filter(
-            tournament_id=row.tournament_id, player_id=player_id, status=EntryStatus.ACTIVE
-        ).values_list("pk", flat=True)
-        seat = next((int(seat) for seat, pk in row.seats.items() if pk in entry_id), None)
+        players = hand_players(row)
+        his = {pk for pk, entry in players.items() if entry.player_id == player_id and entry.status == ACTIVE}
+        seat = next((int(seat) for seat, pk in row.seats.items() if int(pk) in his), None)
         if seat is None:
             raise refuse("not_in_hand")
         if at < len(row.actions):
@@ -106,7 +107,6 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
             hand.act(seat, action_kind, amount)
         except HandError as error:
             raise refuse("illegal_action", reason=str(error)) from error
-        players = hand_players(row)
         _bank_spend(row, players[entry_of(row, seat)], tournament, now)
         _go_on(row, hand, players, table, tournament=tournament, now=now)
         return Played(row)
@@ -356,6 +356,8 @@ def _locked(hand_id: int) -> tuple[Hand, Table]:
         table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
     except Table.DoesNotExist:
         raise refuse("no_hand") from None
+    # Read after the lock, not in its query: a join would return the hand as it was
+    # before the transaction that held the lock (PostgreSQL re-reads only the locked row).
     return Hand.objects.get(pk=hand_id), table
 
 
@@ -384,8 +386,13 @@ def _disconnect_extra_time(row: Hand, table: Table, players: Mapping[int, Entry]
         data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
     )
     hand_queue(row)
-    record(TablesChanged(row.tournament_id, (table.number,)))
+    record(TablesChanged(row.tournament_id, (table.number,), _player_ids(players)))
     return True
+
+
+def _player_ids(players: Mapping[int, Entry]) -> tuple[int, ...]:
+    """The players of a hand's entries (hand_players): whose own seat an action changes."""
+    return tuple(sorted(entry.player_id for entry in players.values()))
 
 
 def _extra_time_stage(tournament: Tournament, now: datetime) -> bool:
@@ -468,4 +475,4 @@ def _go_on(
     hand_keep(row, hand)
     if queue or row.status != HandStatus.FINISHED:
         hand_queue(row)
-    record(TablesChanged(row.tournament_id, (table.number,)))
+    record(TablesChanged(row.tournament_id, (table.number,), _player_ids(players)))
