@@ -325,6 +325,8 @@ class Room:
         each = [1000 * (arrival - sent) for arrival in arrivals]
         self.socket_latencies += each
         self.latencies.append(max(each))
+        with open("/tmp/tl_actions.txt", "a") as dump:
+            dump.write(f"{sent:.3f} {hand_id} {at} {number} {max(each):.0f} {1000 * (answered - sent):.0f}\n")
 
     def close(self) -> None:
         for sockets in self.sockets.values():

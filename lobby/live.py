@@ -30,7 +30,7 @@ from django.utils import timezone, translation
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name, listened_key
 from live.throttle import Throttle
-from lobby.table_views import table_chat_html, table_clock_html, table_live_html
+from lobby.table_views import table_chat_html, table_clock_html, table_live_html, table_recent_html
 from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, TableChatted, TablesChanged, TournamentChanged
@@ -89,10 +89,13 @@ def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
     """Each changed table to its watchers; the players whose own part changed (as the
     events say, or found: own_seat_players) told to fetch it again."""
     tables: dict[int, set[int]] = {}  # by event, the tables changed
+    hands: dict[int, set[int]] = {}  # by event, the tables whose last hands changed too
     unknown: dict[int, set[int]] = {}  # by event, the tables whose players are to be found
     told: set[tuple[int, int]] = set()  # (event, player)
     for change in changes:
         tables.setdefault(change.tournament_id, set()).update(change.numbers)
+        if not change.in_play:
+            hands.setdefault(change.tournament_id, set()).update(change.numbers)
         if change.players is None:
             unknown.setdefault(change.tournament_id, set()).update(change.numbers)
         else:
@@ -101,7 +104,7 @@ def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
         told.update((tournament_id, player) for player in own_seat_players(tournament_id, numbers))
     messages: list[Message] = []
     for tournament_id, numbers in tables.items():
-        messages += table_parts(tournament_id, sorted(numbers))
+        messages += table_parts(tournament_id, sorted(numbers), hands=hands.get(tournament_id, set()))
     return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
 
 
@@ -172,17 +175,19 @@ def tournament_parts(
     return parts
 
 
-def table_parts(tournament_id: int, numbers: list[int]) -> list[Part]:
-    """Each changed table, as it is now. Not throttled: a table changes with each action."""
+def table_parts(tournament_id: int, numbers: list[int], *, hands: set[int]) -> list[Part]:
+    """Each changed table as it is now, and the last hands of those in `hands` (the
+    others' only moved on in the hand in play). Not throttled: a table changes with
+    each action."""
     tables = {number: _table_reader(tournament_id, number) for number in numbers}
-    return [
-        Part(
-            group_name("table", language=language, tournament_id=tournament_id, table=number),
-            _in(language, functools.partial(_table_html, tables[number])),
-        )
-        for language in LANGUAGES
-        for number in numbers
-    ]
+    parts = []
+    for language in LANGUAGES:
+        for number in numbers:
+            group = group_name("table", language=language, tournament_id=tournament_id, table=number)
+            parts.append(Part(group, _in(language, functools.partial(_table_html, tables[number]))))
+            if number in hands:
+                parts.append(Part(group, _in(language, functools.partial(_recent_html, tables[number]))))
+    return parts
 
 
 def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
@@ -232,6 +237,10 @@ def _chat_html(table: Callable[[], Table | None]) -> str:
 
 def _table_html(table: Callable[[], Table | None]) -> str:
     return table_live_html(loaded) if (loaded := table()) else ""
+
+
+def _recent_html(table: Callable[[], Table | None]) -> str:
+    return table_recent_html(loaded) if (loaded := table()) else ""
 
 
 def _in(language: str, render: Callable[[], str]) -> Callable[[], str]:

@@ -115,11 +115,19 @@ def table_chat_html(table: Table) -> str:
 
 def table_live_html(table: Table) -> str:
     """The watched part of a table (read with its tournament), to swap in out of band
-    (lobby.live): what changes with each action. The event's clock is a part of its
-    own (table_clock_html)."""
+    (lobby.live): what changes with each action. The last hands (table_recent_html)
+    and the event's clock (table_clock_html) are parts of their own."""
+    tournament = table.tournament
+    context = {"state": table_hand(tournament, table, recent=False), "oob": True}
+    return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
+
+
+def table_recent_html(table: Table) -> str:
+    """The table's last hands and the deck commitment of the one in play, to swap in
+    out of band (lobby.live): what changes with each hand."""
     tournament = table.tournament
     context = {"state": table_hand(tournament, table), "oob": True}
-    return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
+    return render_to_string("lobby/table.html#recent", {**context, "tournament": tournament, "table": table})
 
 
 def table_clock_html(tournament: Tournament) -> str:

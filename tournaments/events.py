@@ -28,12 +28,14 @@ class EntryChanged:
 @dataclass(frozen=True)
 class TablesChanged:
     """Those tables' seats, stacks, button or hand changed. `players`: whose own part
-    of the table page changed, when the recorder knows (an action: the players dealt
-    in its hand); None, and the publisher finds them."""
+    of the table page changed, when the recorder knows (an action: the players whose
+    turn it was or is); None, and the publisher finds them. `in_play`: only the hand
+    in play moved on (an action that did not end it), not the tables' last hands."""
 
     tournament_id: int
     numbers: tuple[int, ...]
     players: tuple[int, ...] | None = None
+    in_play: bool = False
 
 
 @dataclass(frozen=True)

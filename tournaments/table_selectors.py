@@ -90,9 +90,10 @@ class OwnSeat:
         )
 
 
-def table_hand(tournament: Tournament, table: Table) -> TableState:
+def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> TableState:
     """The table as anyone watching sees it: the hand in play (or the last one) with
-    nobody's hole cards but those shown down."""
+    nobody's hole cards but those shown down; and unless not `recent`, the results
+    of the last hands."""
     rows = Entry.objects.filter(table=table, status=EntryStatus.ACTIVE).values_list(
         "seat", "player__screen_name", "chips", "sitting_out", "player_id", "player__is_bot", "pk"
     )
@@ -103,7 +104,7 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
     entries = {seat: entry for seat, *_, entry in rows}
     owed = bounty_heads(tournament, entries.values()) if tournament.bounty_kind != BountyKind.NONE else {}
     heads = {seat: owed.get(entry, 0) for seat, entry in entries.items()}
-    hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1])
+    hands = list(Hand.objects.filter(table=table).order_by("-pk")[: RECENT_HANDS + 1 if recent else 1])
     current, played = _current(hands)
     names = _names(hands, known={entry: name for _, name, *_, entry in rows})
     roles = {}
@@ -150,7 +151,7 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
             )
         else:
             seats.append(SeatState(number))
-    recent = [_result_view(hand, names) for hand in hands if hand.status != HandStatus.PLAYING][:RECENT_HANDS]
+    results = [_result_view(hand, names) for hand in hands if hand.status != HandStatus.PLAYING][:RECENT_HANDS]
     return TableState(
         tournament=tournament,
         table=table,
@@ -161,7 +162,7 @@ def table_hand(tournament: Tournament, table: Table) -> TableState:
         pot=played.pot_total if played and current and current.status == HandStatus.PLAYING else 0,
         deadline_at=current.deadline_at if current and current.status == HandStatus.PLAYING else None,
         extra_time=bool(current and current.status == HandStatus.PLAYING and current.extra_time),
-        recent=recent,
+        recent=results if recent else [],
     )
 
 

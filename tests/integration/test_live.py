@@ -347,8 +347,9 @@ def test_a_finished_hand_reaches_its_tables_watchers_only(layer, django_capture_
                 tournament_id=tournament.pk, table=1, stacks=stacks, now=tournament.scheduled_start
             ),
         )
-        (update,) = await received(first, timeout=1)
+        update, last_hands = await received(first, timeout=1)
         assert f'id="table-{tournament.pk}-1"' in update
+        assert f'id="table-recent-{tournament.pk}-1"' in last_hands  # the hand that ended
         assert "in play." in update  # the next hand, dealt
         assert all(name in update for name in names)
         assert await received(second) == []  # the other table did not change
@@ -603,9 +604,9 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
 
     deliver([TablesChanged(tournament.pk, (1, 2))])
 
-    assert sorted(sent.groups()) == sorted(watched)
+    assert sorted(sent.groups()) == sorted([*watched, *watched])  # the hand in play, the last hands
     for group, text in sent.texts:
-        assert f'id="table-{tournament.pk}-{watched[group]}"' in text
+        assert f'{tournament.pk}-{watched[group]}" hx-swap-oob' in text
     assert "hånd #" in dict(sent.texts)[f"table-{tournament.pk}-2.da"]  # in Danish for the Danish page
     assert "Hand #" in dict(sent.texts)[f"table-{tournament.pk}-2.en"]
 
@@ -631,10 +632,33 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
     players = tuple(dealt.values_list("player", flat=True))
     # The watched table as the action left it, in three reads: the table with its event, its seats, its hands.
     with django_assert_num_queries(3):
-        deliver([TablesChanged(tournament.pk, (1,), players)])
+        deliver([TablesChanged(tournament.pk, (1,), players, in_play=True)])
     (table,) = sent.texts
     assert table[0] == f"table-{tournament.pk}-1.en"
     assert "players left" not in table[1]
+
+
+def test_an_action_sends_the_hand_in_play_and_the_hands_end_the_last_hands_too(sent):
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    entrants(tournament, 2, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    listening(f"table-{tournament.pk}-1.en")
+
+    deliver([TablesChanged(tournament.pk, (1,), (), in_play=True)])
+    (action,) = sent.texts
+    assert f'id="table-{tournament.pk}-1"' in action[1]
+    assert "deck commitment" not in action[1]
+    sent.texts.clear()
+
+    deliver([TablesChanged(tournament.pk, (1,))])
+    parts = [text for _, text in sent.texts]
+    assert len(parts) == 2
+    assert f'id="table-{tournament.pk}-1"' in parts[0]
+    assert f'id="table-recent-{tournament.pk}-1"' in parts[1]
+    assert "deck commitment" in parts[1]
 
 
 def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(sent, django_capture_on_commit_callbacks):

@@ -222,10 +222,10 @@ def test_the_table_page_acts_for_the_player_and_refuses_another(client):
     assert len(Hand.objects.get(pk=row.pk).actions) == 1
 
 
-def test_an_action_tells_each_player_dealt_in_to_fetch_his_own_seat_again(
+def test_an_action_tells_whose_turn_it_was_and_is_to_fetch_his_own_seat_and_the_hands_end_tells_all(
     monkeypatch, django_capture_on_commit_callbacks
 ):
-    tournament = started(3)
+    tournament = started(4)
     row = in_play(tournament)
     dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
     table = group_name("table", language="en", tournament_id=tournament.pk, table=1)
@@ -233,11 +233,26 @@ def test_an_action_tells_each_player_dealt_in_to_fetch_his_own_seat_again(
     refreshed = []
     monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
 
-    with django_capture_on_commit_callbacks(execute=True):
-        hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now())
+    def told() -> set[str]:
+        groups = {group for group, names in refreshed if f"own-seat-{tournament.pk}" in names}
+        refreshed.clear()
+        return groups
 
-    told = {group for group, names in refreshed if f"own-seat-{tournament.pk}" in names}
-    assert told == {f"user-{player}" for player in dealt}
+    with django_capture_on_commit_callbacks(execute=True):  # the deal's news go with it (this test's one transaction)
+        row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
+    told()
+    actor = player_to_act(row)
+    with django_capture_on_commit_callbacks(execute=True):
+        row = hand_act(hand_id=row.pk, player_id=actor, at=1, kind="cc", now=timezone.now()).hand
+    # The others' own part shows nothing new: their cards, stacks and choices are as they were.
+    assert told() == {f"user-{actor}", f"user-{player_to_act(row)}"}
+    while row.status == HandStatus.PLAYING:
+        kind = replay(row).timeout_action().kind
+        with django_capture_on_commit_callbacks(execute=True):
+            row = hand_act(
+                hand_id=row.pk, player_id=player_to_act(row), at=len(row.actions), kind=kind, now=timezone.now()
+            ).hand
+    assert told() >= {f"user-{player}" for player in dealt}  # the hand is over: everyone's part changes
 
 
 def test_a_player_moved_to_another_table_has_his_page_follow_him(

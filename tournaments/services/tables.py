@@ -108,7 +108,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         except HandError as error:
             raise refuse("illegal_action", reason=str(error)) from error
         _bank_spend(row, players[entry_of(row, seat)], tournament, now)
-        _go_on(row, hand, players, table, tournament=tournament, now=now)
+        _go_on(row, hand, players, table, since=at, tournament=tournament, now=now)
         return Played(row)
 
 
@@ -142,7 +142,18 @@ def hand_due(
         hand = hand_resume(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
         # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
-        _go_on(row, hand, players, table, tournament=None, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
+        _go_on(
+            row,
+            hand,
+            players,
+            table,
+            since=at,
+            tournament=None,
+            now=now,
+            rng=rng,
+            bots_wait=bots_wait,
+            queue=not report,
+        )
     return True
 
 
@@ -386,13 +397,8 @@ def _disconnect_extra_time(row: Hand, table: Table, players: Mapping[int, Entry]
         data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
     )
     hand_queue(row)
-    record(TablesChanged(row.tournament_id, (table.number,), _player_ids(players)))
+    record(TablesChanged(row.tournament_id, (table.number,), (entry.player_id,), in_play=True))
     return True
-
-
-def _player_ids(players: Mapping[int, Entry]) -> tuple[int, ...]:
-    """The players of a hand's entries (hand_players): whose own seat an action changes."""
-    return tuple(sorted(entry.player_id for entry in players.values()))
 
 
 def _extra_time_stage(tournament: Tournament, now: datetime) -> bool:
@@ -445,6 +451,7 @@ def _go_on(
     players: Mapping[int, Entry],
     table: Table,
     *,
+    since: int,
     tournament: Tournament | None,
     now: datetime,
     rng: random.Random | None = None,
@@ -454,7 +461,9 @@ def _go_on(
     """After an action: the turns that need nobody to choose (players sitting out;
     bots when they need no thinking time) are played at once; then the next turn
     and its deadline are stored and queued, or the finished hand is queued for the
-    floor (unless not `queue`: the caller reports it). Records TablesChanged."""
+    floor (unless not `queue`: the caller reports it). Records TablesChanged: for
+    the players whose turns were played from the `since`-th action on, and whose
+    turn it is now, or everyone dealt in if the hand is over."""
     rng = rng or secrets.SystemRandom()
     hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
     while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
@@ -475,4 +484,8 @@ def _go_on(
     hand_keep(row, hand)
     if queue or row.status != HandStatus.FINISHED:
         hand_queue(row)
-    record(TablesChanged(row.tournament_id, (table.number,), _player_ids(players)))
+    in_play = row.status == HandStatus.PLAYING
+    # While the hand goes on, only these players' own part changes (their stack, their choices).
+    seats = {action.seat for action in hand.actions[since:]} | {row.to_act} if in_play else set(hand.seats)
+    told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats if seat is not None}))
+    record(TablesChanged(row.tournament_id, (table.number,), told, in_play=in_play))
