@@ -15,10 +15,11 @@ him, the bots at his table and everywhere else play through the worker (their
 deadlines are the worker's tasks; TABLE_BOT_SECONDS 0.5 to think, a hand's gap
 TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
 `table-<tournament>-<n>.en` and `tables-<tournament>.en` (the event's clock) at the
-ws process (`/ws/live/`, as the table's page): the
-person's own page (signed in with his session cookie) and 8 others, as if every
-seat had its page open; the clients are fanout.py's (websockets' sans-I/O protocol,
-in this process).
+ws process (`/ws/live/`, as the table's page): the person's own page (signed in with
+his session cookie, on his own group `user-<id>` too, fetching his own part of the
+page from `web` each time it is told to, as static/js/portal.js does) and 8 others,
+as if every seat had its page open; the clients are fanout.py's (websockets' sans-I/O
+protocol, in this process).
 
 This process looks in the database every 50 ms for hands where a person is to act.
 As his browser does, it waits until his table's page shows it is his turn (every
@@ -43,6 +44,7 @@ room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minute
 
 import argparse
 import asyncio
+import functools
 import os
 import secrets
 import statistics
@@ -82,18 +84,22 @@ CSRF_TOKEN = "t" * 32
 
 class TableSocket(Client):
     """A page watching a table: fanout's client, signed in with a cookie if given,
-    keeping the table parts it receives (arrival, text)."""
+    keeping the table parts it receives (arrival, text). Told to fetch its own seat
+    again (`{"refresh": ["own-seat-..."]}`), a signed-in page calls `on_refresh`, as
+    the browser does (static/js/portal.js)."""
 
-    def __init__(self, url: str, marker: str, cookie: str = ""):
+    def __init__(self, url: str, marker: str, cookie: str = "", on_refresh=None):
         super().__init__(url)
-        self.marker, self.cookie = marker, cookie
+        self.marker, self.cookie, self.on_refresh = marker, cookie, on_refresh
         self.parts: list[tuple[float, str]] = []
 
     @classmethod
-    async def open(cls, url: str, port: int, marker: str, cookie: str, gate: asyncio.Semaphore) -> "TableSocket":
+    async def open(
+        cls, url: str, port: int, marker: str, cookie: str, *, gate: asyncio.Semaphore, on_refresh=None
+    ) -> "TableSocket":
         async with gate:
             _transport, socket = await asyncio.get_running_loop().create_connection(
-                lambda: cls(url, marker, cookie), "127.0.0.1", port
+                lambda: cls(url, marker, cookie, on_refresh), "127.0.0.1", port
             )
             await asyncio.wait_for(socket.opened, timeout=60)
         return socket
@@ -111,8 +117,12 @@ class TableSocket(Client):
         self.protocol.receive_data(data)
         for event in self.protocol.events_received():
             if isinstance(event, Frame):
-                if event.fin and event.opcode == Opcode.TEXT and self.marker in (text := event.data.decode()):
-                    self.parts.append((arrived, text))
+                if event.fin and event.opcode == Opcode.TEXT:
+                    text = event.data.decode()
+                    if self.marker in text:
+                        self.parts.append((arrived, text))
+                    elif self.on_refresh and '"own-seat-' in text:
+                        self.on_refresh()
             elif not self.opened.done():
                 if self.protocol.handshake_exc is None:
                     self.opened.set_result(None)
@@ -226,13 +236,14 @@ def cpu_now(processes: Processes) -> dict[str, float]:
 # --- The run.
 
 
-async def post(port: int, path: str, form: dict[str, str], cookie: str) -> int:
-    """A signed-in browser's htmx form post (CSRF cookie and header); the status."""
+async def request(port: int, method: str, path: str, form: dict[str, str], cookie: str) -> int:
+    """A signed-in browser's htmx request (a form post with the CSRF cookie and
+    header, or a GET); the status."""
     from urllib.parse import urlencode
 
     body = urlencode(form).encode()
     head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
         f"Cookie: {cookie}; csrftoken={CSRF_TOKEN}\r\nX-CSRFToken: {CSRF_TOKEN}\r\nHX-Request: true\r\n"
         f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     )
@@ -257,22 +268,40 @@ class Room:
         self.socket_latencies: list[float] = []
         self.responses: list[float] = []
         self.statuses: dict[int, int] = {}
+        self.own_fetches: list[float] = []  # ms, each fetch of a person's own part
+        self.own_statuses: dict[int, int] = {}
         self.unsettled = self.lost = 0
         self.tasks: set[asyncio.Task] = set()
 
-    async def connect(self, ws_port: int, seated: dict[int, str]) -> None:
+    async def connect(self, ws_port: int, seated: dict[int, tuple[int, str]]) -> None:
         gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
 
         async def table(number: int) -> None:
             groups = f"table-{self.tournament_id}-{number}.en,tables-{self.tournament_id}.en"  # as the table's page
             url = f"ws://127.0.0.1:{ws_port}/ws/live/?groups={groups}"
             marker = f'id="table-{self.tournament_id}-{number}"'
-            cookies = [seated.get(number, "")] + [""] * (self.args.watchers - 1)
-            self.sockets[number] = list(
-                await asyncio.gather(*(TableSocket.open(url, ws_port, marker, cookie, gate) for cookie in cookies))
-            )
+            player, cookie = seated[number]
+            fetch = functools.partial(self.fetch_own, number, cookie)
+            own = TableSocket.open(f"{url},user-{player}", ws_port, marker, cookie, gate=gate, on_refresh=fetch)
+            others = (TableSocket.open(url, ws_port, marker, "", gate=gate) for _ in range(self.args.watchers - 1))
+            self.sockets[number] = list(await asyncio.gather(own, *others))
 
         await asyncio.gather(*(table(number) for number in range(1, self.args.tables + 1)))
+
+    def fetch_own(self, number: int, cookie: str) -> None:
+        """The person's page fetches his own part of the table again, as told."""
+
+        async def fetch() -> None:
+            began = time.perf_counter()
+            path = f"/tournaments/{self.tournament_id}/tables/{number}/me/"
+            status = await request(self.web_port, "GET", path, {}, cookie)
+            if self.window[0] <= began < self.window[1]:
+                self.own_fetches.append(1000 * (time.perf_counter() - began))
+                self.own_statuses[status] = self.own_statuses.get(status, 0) + 1
+
+        task = asyncio.create_task(fetch())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def play(self, until: float) -> None:
         loop = asyncio.get_running_loop()
@@ -301,7 +330,7 @@ class Room:
         sent = time.perf_counter()
         path = f"/tournaments/{self.tournament_id}/tables/{number}/act/"
         form = {"hand": str(hand_id), "at": str(at), "kind": "cc"}
-        status = await post(self.web_port, path, form, self.people[entry_id][1])
+        status = await request(self.web_port, "POST", path, form, self.people[entry_id][1])
         answered = time.perf_counter()
         counted = self.window[0] <= sent < self.window[1]
         if counted:
@@ -325,8 +354,6 @@ class Room:
         each = [1000 * (arrival - sent) for arrival in arrivals]
         self.socket_latencies += each
         self.latencies.append(max(each))
-        with open("/tmp/tl_actions.txt", "a") as dump:
-            dump.write(f"{sent:.3f} {hand_id} {at} {number} {max(each):.0f} {1000 * (answered - sent):.0f}\n")
 
     def close(self) -> None:
         for sockets in self.sockets.values():
@@ -343,7 +370,7 @@ async def run(
 
     room = Room(args, tournament_id, people, ports["web"])
     began = time.perf_counter()
-    await room.connect(ports["ws"], {number: people[entry_id][1] for number, entry_id in seated.items()})
+    await room.connect(ports["ws"], {number: people[entry_id] for number, entry_id in seated.items()})
     sockets = sum(len(group) for group in room.sockets.values())
     print(f"{sockets} sockets on {len(room.sockets)} tables connected in {time.perf_counter() - began:.1f} s")
     command = procfile()
@@ -437,6 +464,12 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
         f" p99 {percentile(each, 0.99):.0f} ms; the POST's response: p50 {percentile(responses, 0.5):.0f} ms,"
         f" p99 {percentile(responses, 0.99):.0f} ms"
     )
+    fetches = sorted(room.own_fetches)
+    if fetches:
+        print(
+            f"the people's own part fetched again as told: {len(fetches)} times, p50 {percentile(fetches, 0.5):.0f} ms,"
+            f" p99 {percentile(fetches, 0.99):.0f} ms; HTTP statuses {room.own_statuses}"
+        )
     print(f"room: {found['hands']} hands ended in the window = {hands_per_s:.1f} hands/s")
     print(
         "load average (1, 5, 15 min) at the window's start {} and end {}".format(

@@ -154,11 +154,7 @@ def _catch_up_on_start(**_):
 @shared_task
 def hand_due(hand_id: int, at: int) -> bool:
     """The deadline of a turn (tournaments.services.hands.hand_queue)."""
-    now = timezone.now()
-    if not tables.hand_due(hand_id=hand_id, at=at, now=now, report=True):
-        return False
-    tables.hand_report(hand_id=hand_id, now=now)  # if the turn ended it
-    return True
+    return tables.hand_due(hand_id=hand_id, at=at, now=timezone.now(), report=True)  # a hand it ends, reported
 
 
 @shared_task

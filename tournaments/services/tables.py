@@ -126,9 +126,9 @@ def hand_due(
     checked otherwise (rule 18.3), once. False if the hand has moved on or the turn
     is not due yet (a task that came early). Unless `bots_wait`, the bots whose turns
     follow act at once (a bot tournament played without a clock of its own). With
-    `report`, the caller gives a hand that ends to the floor itself (hand_report,
-    once this has committed) rather than queue a task for it: the worker's way, no
-    round trip through the broker between a hand and the next."""
+    `report`, a hand that ends is given to the floor here once this has committed
+    (hands_report), rather than by a task queued for it: the worker's way, no round
+    trip through the broker between a hand and the next."""
     with transaction.atomic():
         row, table = _locked(hand_id)
         if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
@@ -154,6 +154,8 @@ def hand_due(
             bots_wait=bots_wait,
             queue=not report,
         )
+    if report and row.status == HandStatus.FINISHED:
+        hands_report(tournament_id=row.tournament_id, now=now)
     return True
 
 
