@@ -30,7 +30,9 @@ Latency of an action: from the moment the POST starts until the table part that
 follows it (one that differs from what the socket had before) has arrived on every
 socket of the table: its last socket. The table waits for the person meanwhile,
 so nothing else at it changes the part. Actions sent during `--seconds` (60) after
-a warm-up (15 s, from the moment the worker answers) are counted; hands a second
+a warm-up (`--warm-up`, 30 s from the moment the worker answers) are counted: the
+seats are drawn before the worker starts, so every table's first turn is due at
+once when it does, a wave that is not the room playing; hands a second
 is the hands of the whole room that ended in the same window. Printed beside
 them: each process's CPU in the window (the Procfile's, by process group from
 /proc; this process's; the machine's) and the worker's backlog (the turns whose
@@ -74,7 +76,6 @@ SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
 BOT_SECONDS, HAND_GAP_SECONDS = "0.5", "1"
 PERSON_ACTION_SECONDS = 120  # the bench may fall behind under load: a person never times out
-WARM_UP = 15.0
 POLL = 0.05
 SETTLE = 5.0  # how long a turn may take to show on the table's sockets before the action goes anyway
 PATIENCE = 10.0  # an update not on every socket by then is counted lost
@@ -377,10 +378,10 @@ async def run(
     processes.start("worker", command["worker"])
     processes.start("beat", command["beat"])
     await asyncio.get_running_loop().run_in_executor(None, wait_for_worker, processes)
-    start = time.perf_counter() + WARM_UP
+    start = time.perf_counter() + args.warm_up
     room.window = (start, start + args.seconds)
     playing = asyncio.create_task(room.play(room.window[1]))
-    await asyncio.sleep(WARM_UP)
+    await asyncio.sleep(args.warm_up)
     loop = asyncio.get_running_loop()
     window_began, load_began, cpu_began = timezone.now(), os.getloadavg(), cpu_now(processes)
     behind = []
@@ -452,7 +453,7 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
     print(
         f"{args.tables} tables of {SEATS} ({args.tables} people, the rest bots thinking {BOT_SECONDS} s, hand gap"
         f" {HAND_GAP_SECONDS} s), {found['sockets']} sockets ({args.watchers} a table), {found['seconds']:.0f} s"
-        f" measured after {WARM_UP:.0f} s of warm-up"
+        f" measured after {args.warm_up:.0f} s of warm-up"
     )
     print(
         f"actions: {len(latencies)} measured, {room.lost} lost (no update on every socket in {PATIENCE:.0f} s),"
@@ -501,6 +502,7 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=TABLES)
     parser.add_argument("--watchers", type=int, default=SEATS, help="sockets a table")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured, after the warm-up")
+    parser.add_argument("--warm-up", type=float, default=30.0, help="seconds from the worker's start to the window")
     args = parser.parse_args()
     raise_open_files(args.tables * args.watchers + 1024)
     redis.Redis.from_url(REDIS_URL).flushdb()

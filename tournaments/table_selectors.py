@@ -15,7 +15,7 @@ from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus,
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.hands import Legal
 from tournaments.selectors import bounty_heads
-from tournaments.services.hands import replay
+from tournaments.services.hands import replay_shown
 
 RECENT_HANDS = 5
 
@@ -220,7 +220,7 @@ def _current(hands: list[Hand]) -> tuple[Hand | None, PlayedHand | None]:
     """The hand in play or the last of `hands` (newest first), replayed. A rolled-back
     hand is not shown as the one in play: nothing it did stands."""
     current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None
-    return current, replay(current) if current is not None else None
+    return current, replay_shown(current) if current is not None else None
 
 
 def _names(hands: list[Hand], known: dict[int, str]) -> dict[int, str]:

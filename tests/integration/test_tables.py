@@ -16,7 +16,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.rules.hands import ActionKind
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import entry_of, hand_keep, hand_resume, replay
+from tournaments.services.hands import entry_of, hand_keep, hand_resume, replay, replay_shown
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up
 
@@ -172,6 +172,18 @@ def test_a_hand_goes_on_as_this_process_left_it_once_committed_and_replayed_othe
     with django_capture_on_commit_callbacks(execute=True):
         hand_keep(row, replayed)
     assert hand_resume(row) is replayed
+
+
+def test_a_hand_shown_on_pages_is_replayed_once_per_state_and_never_the_one_played_on():
+    row = in_play(started(3))
+    shown = replay_shown(row)
+    assert replay_shown(row) is shown  # the table's watchers, then the player's own seat: one replay
+    assert hand_resume(row) is not shown  # whoever plays on gets a hand of his own
+
+    row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
+    after = replay_shown(row)
+    assert after is not shown
+    assert (after.actions, after.to_act) == (replay(row).actions, replay(row).to_act)
 
 
 def test_a_finished_hand_is_reported_to_the_floor_once():

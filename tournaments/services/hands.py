@@ -34,6 +34,11 @@ REPORT_TASK = "tournaments.tasks.hand_report"
 _PLAYED: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
 _PLAYED_KEPT = 256  # more than the tables a process plays at once
 _played_lock = threading.Lock()
+# Hands as pages show them, by the same key: an action's page parts (the table for
+# its watchers, the player's own seat, fetched again) read one state several times.
+# Only ever read, never played on.
+_SHOWN: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
+_shown_lock = threading.Lock()
 
 
 def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapping[int, int], now: datetime) -> None:
@@ -107,6 +112,21 @@ def replay(row: Hand) -> PlayedHand:
     """The hand as it stands, rebuilt from its record."""
     deck = [row.deck[i : i + 2] for i in range(0, len(row.deck), 2)]
     return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
+
+
+def replay_shown(row: Hand) -> PlayedHand:
+    """The hand as it stands, to show and never to play on (its caller only reads it):
+    replayed from its record once per state in this process."""
+    key = (row.pk, row.commitment, len(row.actions))
+    with _shown_lock:
+        hand = _SHOWN.get(key)
+    if hand is None:
+        hand = replay(row)
+        with _shown_lock:
+            _SHOWN[key] = hand
+            while len(_SHOWN) > _PLAYED_KEPT:
+                _SHOWN.popitem(last=False)
+    return hand
 
 
 def hand_resume(row: Hand) -> PlayedHand:
