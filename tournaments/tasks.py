@@ -154,7 +154,7 @@ def _catch_up_on_start(**_):
 @shared_task
 def hand_due(hand_id: int, at: int) -> bool:
     """The deadline of a turn (tournaments.services.hands.hand_queue)."""
-    return tables.hand_due(hand_id=hand_id, at=at, now=timezone.now(), report=True)  # a hand it ends, reported
+    return tables.hand_due_reported(hand_id=hand_id, at=at, now=timezone.now())
 
 
 @shared_task

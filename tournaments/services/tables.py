@@ -126,19 +126,37 @@ def hand_due(
     checked otherwise (rule 18.3), once. False if the hand has moved on or the turn
     is not due yet (a task that came early). Unless `bots_wait`, the bots whose turns
     follow act at once (a bot tournament played without a clock of its own). With
-    `report`, a hand that ends is given to the floor here once this has committed
-    (hands_report), rather than by a task queued for it: the worker's way, no round
-    trip through the broker between a hand and the next."""
+    `report`, the caller gives a hand that ends to the floor itself (hands_report,
+    once this has committed) rather than queue a task for it."""
+    return _turn_due(hand_id=hand_id, at=at, now=now, rng=rng, bots_wait=bots_wait, report=report) is not None
+
+
+def hand_due_reported(*, hand_id: int, at: int, now: datetime) -> bool:
+    """The worker's task at a turn's deadline: hand_due, and a hand the turn ended
+    given to the floor at once, once committed: no round trip through the broker
+    between a hand and the next, and no read to find out whether it ended."""
+    row = _turn_due(hand_id=hand_id, at=at, now=now, rng=None, report=True)
+    if row is None:
+        return False
+    if row.status == HandStatus.FINISHED:
+        hands_report(tournament_id=row.tournament_id, now=now)
+    return True
+
+
+def _turn_due(
+    *, hand_id: int, at: int, now: datetime, rng: random.Random | None, bots_wait: bool = True, report: bool
+) -> Hand | None:
+    """hand_due: the hand after the turn, or None if there was none to play."""
     with transaction.atomic():
         row, table = _locked(hand_id)
         if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
-            return False
+            return None
         if now < row.deadline_at:
             hand_queue(row)  # a worker whose clock runs behind the one that queued it
-            return False
+            return None
         players = hand_players(row)
         if _disconnect_extra_time(row, table, players, now):
-            return True
+            return row
         hand = hand_resume(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
         # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
@@ -154,9 +172,7 @@ def hand_due(
             bots_wait=bots_wait,
             queue=not report,
         )
-    if report and row.status == HandStatus.FINISHED:
-        hands_report(tournament_id=row.tournament_id, now=now)
-    return True
+    return row
 
 
 def hand_report(*, hand_id: int, now: datetime) -> bool:
