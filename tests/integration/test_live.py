@@ -77,6 +77,17 @@ def second_over(event) -> None:
     time.sleep(THROTTLE_SECONDS)
 
 
+def heads_up_tables(count: int):
+    """An event of `count` players started at tables of two, its first hands dealt; and its players."""
+    now = timezone.now()
+    tournament = TournamentFactory(
+        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
+    )
+    players = entrants(tournament, count, now=now)
+    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    return tournament, players
+
+
 def funded(username: str):
     player = UserFactory(username=username)
     deposit_create(user=player, currency="EUR", amount=5_000, idempotency_key=f"fund-{username}")
@@ -328,12 +339,7 @@ def test_the_clock_and_a_pause_reach_tournament_info(layer, event, staff, django
 
 
 def test_a_finished_hand_reaches_its_tables_watchers_only(layer, django_capture_on_commit_callbacks):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    players = entrants(tournament, 4, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, players = heads_up_tables(4)
     seated = Entry.objects.filter(table__tournament=tournament, table__number=1)
     stacks = dict(seated.values_list("pk", "chips"))
     names = {player.screen_name for player in players if seated.filter(player=player).exists()}
@@ -593,12 +599,7 @@ def test_a_clock_change_is_sent_to_tournament_info_alone(event, sent, renders):
 
 
 def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    entrants(tournament, 4, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, _ = heads_up_tables(4)
     watched = {f"table-{tournament.pk}-1.en": 1, f"table-{tournament.pk}-2.en": 2, f"table-{tournament.pk}-2.da": 2}
     listening(*watched)
 
@@ -612,12 +613,7 @@ def test_a_hand_sends_each_changed_table_to_its_watchers_in_their_language(sent)
 
 
 def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_it(sent, django_assert_num_queries):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    entrants(tournament, 4, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, _ = heads_up_tables(4)
     listening(f"table-{tournament.pk}-1.en", f"tables-{tournament.pk}.en", f"tables-{tournament.pk}.da")
 
     deliver([TournamentChanged(tournament.pk, clock_only=True)])
@@ -639,12 +635,7 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
 
 
 def test_an_action_sends_the_hand_in_play_and_the_hands_end_the_last_hands_too(sent):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    entrants(tournament, 2, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, _ = heads_up_tables(2)
     listening(f"table-{tournament.pk}-1.en")
 
     deliver([TablesChanged(tournament.pk, (1,), (), in_play=True)])
@@ -662,12 +653,7 @@ def test_an_action_sends_the_hand_in_play_and_the_hands_end_the_last_hands_too(s
 
 
 def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(sent, django_capture_on_commit_callbacks):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    entrants(tournament, 4, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, _ = heads_up_tables(4)
     listening(f"tournament-{tournament.pk}.en", f"tables-{tournament.pk}.en")
     seated = Entry.objects.filter(table__tournament=tournament, table__number=1)
     stacks = dict(seated.values_list("pk", "chips"))
@@ -689,12 +675,7 @@ def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(se
 
 
 def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(sent, django_assert_num_queries):
-    now = timezone.now()
-    tournament = TournamentFactory(
-        blind_structure=BlindStructureFactory(), table_size=2, scheduled_start=now + timedelta(minutes=5)
-    )
-    players = entrants(tournament, 4, now=now)
-    tournament_advance(tournament_id=tournament.pk, now=tournament.scheduled_start)
+    tournament, players = heads_up_tables(4)
     listening(*(f"user-{player.pk}" for player in players))  # each has some page open, not table 1's
 
     with django_assert_num_queries(0):  # nobody to tell, so nobody is looked up
