@@ -8,12 +8,13 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
   UTC (the browser shows times in its own zone), at most once a second per event
   (live.throttle). A new event asks every lobby to fetch its list again: where it
   goes depends on each viewer's filters.
-- A table's group gets the table as anyone watching sees it (seats, stacks, bets,
-  board, pot, whose turn) each time it changes; its players' own groups are told to
-  fetch their own part again (their hole cards and choices are never in a shared
-  message). What every table page shows of the event (level, blinds, players left)
-  goes with Tournament Info's parts to the event's tables group: an action does not
-  render it.
+- A table's group gets the hand in play as anyone watching sees it (seats, stacks,
+  bets, board, pot, whose turn) with each action, and the last hands when a hand
+  ends or is dealt; the players whose own part changed (whose turn it was or is;
+  everyone dealt in at a hand's end) are told to fetch it again (their hole cards
+  and choices are never in a shared message). What every table page shows of the
+  event (level, blinds, players left) goes with Tournament Info's parts to the
+  event's tables group: an action does not render it.
 - A player's own group gets only the names of what to fetch again (their
   registration card, their "Registered" mark on the lobby's row, their balances):
   what is private is rendered for them alone, by the request that fetches it.

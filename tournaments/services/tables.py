@@ -61,8 +61,6 @@ logger = logging.getLogger(__name__)
 # What players and the audit log read of a hand rolled back by the room's policy.
 STALLED_REASON = "Server problem: the hand stopped when a server process was lost (rule 22)."
 
-ACTIVE = EntryStatus.ACTIVE
-
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
 # than holding every hand up for his whole allowance.
 TIMED_OUT_SITS_OUT = True
@@ -89,8 +87,14 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
     with transaction.atomic():
         row, table = _locked(hand_id)
         players = hand_players(row)
-        his = {pk for pk, entry in players.items() if entry.player_id == player_id and entry.status == ACTIVE}
-        seat = next((int(seat) for seat, pk in row.seats.items() if int(pk) in his), None)
+        seat = next(
+            (
+                int(seat)
+                for seat, pk in row.seats.items()
+                if players[int(pk)].player_id == player_id and players[int(pk)].status == EntryStatus.ACTIVE
+            ),
+            None,
+        )
         if seat is None:
             raise refuse("not_in_hand")
         if at < len(row.actions):
