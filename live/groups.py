@@ -17,9 +17,10 @@ its mark is there, so none that could receive a message is passed over.
 """
 
 import asyncio
+import functools
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -110,12 +111,18 @@ async def mark_listened(groups: Sequence[str]) -> None:
     await cache.aset_many({listened_key(group): True for group in groups}, timeout=LISTENED_SECONDS)
 
 
-async def keep_listened(groups: Sequence[str]) -> None:
-    """Keep `groups` marked while the socket that joined them is open, however long
-    (a task the socket cancels when it closes)."""
+async def keep_marked(mark: Callable[[], Awaitable[None]], every: float) -> None:
+    """Make a socket's mark again every `every` seconds while it is open, however long
+    (a task the socket cancels when it closes); a failed renewal is logged, and the
+    next one tries again."""
     while True:
-        await asyncio.sleep(LISTENED_SECONDS / 2)
+        await asyncio.sleep(every)
         try:
-            await mark_listened(groups)
+            await mark()
         except Exception:
-            logger.exception("The live groups %s were not marked listened", groups)
+            logger.exception("A live mark was not renewed (%s)", mark)
+
+
+async def keep_listened(groups: Sequence[str]) -> None:
+    """Keep `groups` marked while the socket that joined them is open."""
+    await keep_marked(functools.partial(mark_listened, groups), LISTENED_SECONDS / 2)

@@ -4,13 +4,12 @@ is open; closing it clears the mark, and a mark nobody renews (its ws process di
 lapses after PRESENT_SECONDS. With two pages open, closing one clears the mark until
 the other renews it."""
 
-import asyncio
-import logging
+import functools
 from collections.abc import Iterable
 
 from django.core.cache import cache
 
-logger = logging.getLogger(__name__)
+from live.groups import keep_marked
 
 PRESENT_SECONDS = 30
 
@@ -24,13 +23,8 @@ async def mark_present(user_id: int) -> None:
 
 
 async def keep_present(user_id: int) -> None:
-    """Renew the mark while the socket is open (a task the socket cancels when it closes)."""
-    while True:
-        await asyncio.sleep(PRESENT_SECONDS / 3)
-        try:
-            await mark_present(user_id)
-        except Exception:
-            logger.exception("Player %s was not marked connected", user_id)
+    """Renew the mark while the socket is open."""
+    await keep_marked(functools.partial(mark_present, user_id), PRESENT_SECONDS / 3)
 
 
 async def mark_absent(user_id: int) -> None:

@@ -31,13 +31,14 @@ REPORT_TASK = "tournaments.tasks.hand_report"
 # back to the same process, which goes on from there instead of replaying the hand
 # from its record. Keyed by the hand's id, its deck's commitment (an id may come again
 # in another database) and its number of actions: the same key is the same hand.
-_PLAYED: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
+HandKey = tuple[int, str, int]
+_PLAYED: OrderedDict[HandKey, PlayedHand] = OrderedDict()
 _PLAYED_KEPT = 256  # more than the tables a process plays at once
 _played_lock = threading.Lock()
 # Hands as pages show them, by the same key: an action's page parts (the table for
 # its watchers, the player's own seat, fetched again) read one state several times.
 # Only ever read, never played on.
-_SHOWN: OrderedDict[tuple[int, str, int], PlayedHand] = OrderedDict()
+_SHOWN: OrderedDict[HandKey, PlayedHand] = OrderedDict()
 _shown_lock = threading.Lock()
 
 
@@ -122,10 +123,7 @@ def replay_shown(row: Hand) -> PlayedHand:
         hand = _SHOWN.get(key)
     if hand is None:
         hand = replay(row)
-        with _shown_lock:
-            _SHOWN[key] = hand
-            while len(_SHOWN) > _PLAYED_KEPT:
-                _SHOWN.popitem(last=False)
+        _remember(_SHOWN, _shown_lock, key, hand)
     return hand
 
 
@@ -143,14 +141,15 @@ def hand_keep(row: Hand, hand: PlayedHand) -> None:
     if hand.over:
         return
     key = (row.pk, row.commitment, len(hand.actions))
+    transaction.on_commit(partial(_remember, _PLAYED, _played_lock, key, hand))
 
-    def keep() -> None:
-        with _played_lock:
-            _PLAYED[key] = hand
-            while len(_PLAYED) > _PLAYED_KEPT:
-                _PLAYED.popitem(last=False)
 
-    transaction.on_commit(keep)
+def _remember(kept: OrderedDict[HandKey, PlayedHand], lock: threading.Lock, key: HandKey, hand: PlayedHand) -> None:
+    """`hand` kept under `key`, the oldest forgotten beyond _PLAYED_KEPT."""
+    with lock:
+        kept[key] = hand
+        while len(kept) > _PLAYED_KEPT:
+            kept.popitem(last=False)
 
 
 def entry_of(row: Hand, seat: int) -> int:
