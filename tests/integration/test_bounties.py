@@ -22,7 +22,7 @@ from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.hands import entry_of, replay
 from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
 from tournaments.services.prizes import bounty_account
-from tournaments.services.tables import hand_report, hands_catch_up
+from tournaments.services.tables import entry_sit_out, hand_report, hands_catch_up
 from wallet.models import Transfer, TransferReason
 from wallet.services import house_account, wallet_account
 
@@ -354,4 +354,28 @@ def test_a_knockout_event_rolled_back_after_a_bounty_was_won_refunds_everyone_an
     assert [balance(entry) for entry in (winner, loser, third)] == [price + BOUNTY, price, price]
     assert house_account("EUR").balance == house_before - BOUNTY  # the room pays the bounty won
     assert bounty_account(tournament).balance == 0
+    books_balance()
+
+
+def test_a_match_ended_for_idleness_gives_its_leader_the_bounties_of_the_players_it_put_out():
+    # Rule 18.5 with rule 24: the leader takes every chip at the table, and so every head.
+    tournament, entries = started([1500, 1000, 500], table_size=3, shootout=True, idle_hands_limit=2, **KNOCKOUT)
+    leader, *others = entries
+    for entry in entries:
+        entry_sit_out(tournament_id=tournament.pk, player_id=entry.player_id, sitting_out=True, now=timezone.now())
+
+    for _ in range(2):  # each hand plays itself: blinds posted, folded or checked at once
+        hands_catch_up(now=timezone.now(), before=timezone.now(), tournament_id=tournament.pk)
+
+    tournament.refresh_from_db()
+    assert tournament.status == Status.FINISHED
+    for entry in entries:
+        entry.refresh_from_db()
+    assert leader.finish_best == 1
+    awards = [award for hand in Hand.objects.filter(tournament=tournament) for award in hand.bounties]
+    assert sorted(award["victim"] for award in awards) == sorted(entry.pk for entry in others)
+    assert all(award["won"] == {str(leader.pk): BOUNTY} for award in awards)
+    # Both heads at the table, and his own as the event's winner (rule 27).
+    assert balance(leader) == (leader.prize or 0) + 3 * BOUNTY
+    assert [balance(entry) for entry in others] == [entry.prize or 0 for entry in others]
     books_balance()

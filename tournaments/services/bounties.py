@@ -11,6 +11,7 @@ bounty player who plays (rule 28), carries the event's bounty; a bounty player
 who wins keeps none (rule 27). Each payment has its own idempotency key: a
 report repeated never pays twice."""
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from django.db.models import F
@@ -27,14 +28,19 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 
-def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
+def bounties_pay(
+    *, tournament: Tournament, rows: list[Hand], ended: Mapping[int, Mapping[int, int]] | None = None
+) -> None:
     """The bounties of the players knocked out in `rows` (hands the floor has just
-    taken, in order), paid and recorded on each hand."""
+    taken, in order), paid and recorded on each hand. `ended` gives, for a hand after
+    which its table's match ended (rule 18.5, by hand id), every player's chips then:
+    the leader took the others' chips, and with them their bounties."""
     if tournament.bounty_kind not in ENTRANTS_PAY_BOUNTY | ROOM_PAYS_BOUNTY:
         return
     # A hand whose bounties are recorded has paid them: a repeat adds nothing to any head.
     rows = [row for row in rows if not row.bounties]
-    knocked = {row.pk: _out(row) for row in rows}
+    ended = ended or {}
+    knocked = {row.pk: _out(row) | _ended_out(row, ended.get(row.pk, {})) for row in rows}
     victims = {entry for out in knocked.values() for entry in out.values()}
     if not victims:
         return
@@ -53,7 +59,11 @@ def bounties_pay(*, tournament: Tournament, rows: list[Hand]) -> None:
         pots = [PotWinners(tuple(pot["eligible"]), tuple(pot["high"])) for pot in result.get("pots", [])]
         seats = [int(seat) for seat in row.seats]
         row.bounties = []
-        for seat, pot_winners in knockouts(pots, list(out)).items():
+        by_match = _ended_out(row, ended.get(row.pk, {}))
+        beaten = knockouts(pots, [seat for seat in out if seat not in by_match])
+        leader = [int(seat) for seat, pk in row.seats.items() if ended.get(row.pk, {}).get(int(pk))]
+        beaten |= {seat: tuple(leader) for seat in by_match}
+        for seat, pot_winners in beaten.items():
             victim = out[seat]
             head = heads.get(victim, 0)
             if not head:
@@ -134,6 +144,12 @@ def _out(row: Hand) -> dict[int, int]:
     """The seats (and their entries) the hand knocked out: chips at its start, none at its end."""
     start, end = row.setup["stacks"], (row.result or {}).get("stacks", {})
     return {int(seat): int(row.seats[seat]) for seat, chips in end.items() if chips == 0 and start[seat] > 0}
+
+
+def _ended_out(row: Hand, chips: Mapping[int, int]) -> dict[int, int]:
+    """The seats (and their entries) of `row` whose chips the end of the table's
+    match (rule 18.5) gave its leader: those it left with none."""
+    return {int(seat): int(pk) for seat, pk in row.seats.items() if chips.get(int(pk)) == 0}
 
 
 def _account(tournament: Tournament) -> Account:

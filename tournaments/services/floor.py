@@ -11,7 +11,7 @@ at its table (tournaments.services.tables), which reports it here when it is ove
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from random import Random
 from typing import Any
@@ -44,6 +44,9 @@ class HandReport:
     moves: int
     broken: int
     finished: bool
+    # The table's match ended after the hand (rule 18.5): each of its players' chips
+    # then, the leader's every chip at the table, the others' none.
+    ended: Mapping[int, int] = field(default_factory=dict)
 
 
 def floor_draw(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
@@ -124,31 +127,30 @@ class TableResult:
 
 def floor_hand_results(
     *, tournament: Tournament, results: Iterable[TableResult], now: datetime, rng: Random | None = None
-) -> list[bool]:
+) -> list[HandReport | None]:
     """floor_hand_finished for the tables' own reports (tournaments.services.tables),
     in their transaction, `tournament` read under its row lock, in order, the floor
     read once for them all: everyone seated at a table keeps the rest of his chips as
     the floor has them (a player moved in since the deal, a rebuy during the hand).
-    For each result, whether the floor took it: not if its table has moved on (a
-    result already taken) or the tournament is over."""
+    For each result, what it did if the floor took it; None if its table has moved
+    on (a result already taken) or the tournament is over."""
     if tournament.status not in UNDER_WAY or not tournament.started_at:
         raise refuse("not_in_play")
     stored: _Stored | None = None
-    taken = []
+    taken: list[HandReport | None] = []
     for result in results:
         if tournament.status not in UNDER_WAY:
-            taken.append(False)
+            taken.append(None)
             continue
         stored = stored or _Stored.load(tournament, rng=rng)
         dealt = stored.floor.tables.get(result.table)
         if dealt is None or dealt.hands != result.hand or not dealt.playing:
-            taken.append(False)
+            taken.append(None)
             continue
         first, pending = tournament.first_elimination_at is None, tournament.break_pending_since
         after = {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in dealt.seats.values()}
         ends = _idle_for_too_long(tournament, stored.tables[result.table]["id"], idle=result.idle)
-        _hand_finished(stored, result.table, after, now, ends_table=ends)
-        taken.append(True)
+        taken.append(_hand_finished(stored, result.table, after, now, ends_table=ends))
         if (first and tournament.first_elimination_at is not None) or (
             pending is not None and not stored.floor.tables_playing()
         ):
@@ -235,6 +237,7 @@ def _hand_finished(
         moves=sum(move.source.table != move.target.table for move in outcome.moves),
         broken=len(outcome.broken),
         finished=outcome.finished,
+        ended=dict(outcome.chips),
     )
 
 

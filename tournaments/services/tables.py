@@ -211,9 +211,11 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
             TableResult(table=row.table.number, hand=row.number, won=_won(row), idle=row.pk in idle) for row in rows
         ]
         taken = floor_hand_results(tournament=tournament, results=results, now=now)
-        reported = [row for row, took in zip(rows, taken, strict=True) if took]
+        reports = {row.pk: report for row, report in zip(rows, taken, strict=True) if report is not None}
+        reported = [row for row in rows if row.pk in reports]
         Hand.objects.filter(pk__in=[row.pk for row in reported]).update(status=HandStatus.REPORTED)
-        bounties_pay(tournament=tournament, rows=reported)
+        ended = {pk: report.ended for pk, report in reports.items() if report.ended}
+        bounties_pay(tournament=tournament, rows=reported, ended=ended)
         if tournament.status == Status.FINISHED:
             bounty_pay_winner(tournament=tournament)
         # A result the floor did not take (its table moved on) stays for staff to see.
