@@ -43,11 +43,11 @@ class LiveConsumer(AsyncWebsocketConsumer):
         if user is not None and user.is_authenticated:
             self.seated_at = await self._seated_at(user.pk, wanted)
             if self.seated_at is not None:
-                await mark_present(user.pk)
+                await mark_present(user.pk, self.channel_name)
         await self.accept()
         self._marking = asyncio.create_task(keep_listened(wanted))
         if getattr(self, "seated_at", None) is not None:
-            self._presence = asyncio.create_task(keep_present(user.pk))
+            self._presence = asyncio.create_task(keep_present(user.pk, self.channel_name))
             await self._table_changed(self.seated_at)
 
     async def disconnect(self, code):
@@ -57,7 +57,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if (seated_at := getattr(self, "seated_at", None)) is not None:
-            await mark_absent(self.scope["user"].pk)
+            await mark_absent(self.scope["user"].pk, self.channel_name)
             await self._table_changed(seated_at)
 
     async def dispatch(self, message):

@@ -3,6 +3,7 @@ player's socket on his table's group shows him connected; a person whose time ru
 out while he is not gets the event's extra time once, in real-money events from its
 stage on, and the table counts it down."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.test import Client
 
 from audit.models import AuditEntry
+from live import presence
 from tests.integration.test_live import closed, opened, session_cookie
 from tests.tables import act, in_play, started
 from tournaments.models import Entry, EntryKind, ExtraTimeStage, Hand, HandStatus
@@ -58,6 +60,40 @@ def test_a_seated_player_s_socket_at_his_table_shows_him_connected_and_closing_i
 
     assert while_open.count("Disconnected") == 2
     assert after.count("Disconnected") == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_with_the_table_open_twice_stays_connected_until_he_closes_both():
+    tournament, entries = started([1000, 1000, 1000])
+    group = f"table-{tournament.pk}-1.en"
+    cookie = session_cookie(entries[0].player)
+
+    async def one_closed_then_both() -> tuple[str, str]:
+        first = await opened(group, cookie)
+        second = await opened(group, cookie)
+        await closed(first)
+        one_left = await sync_to_async(table_page)(tournament)
+        await closed(second)
+        return one_left, await sync_to_async(table_page)(tournament)
+
+    one_left, none_left = async_to_sync(one_closed_then_both)()
+
+    assert one_left.count("Disconnected") == 2
+    assert none_left.count("Disconnected") == 3
+
+
+def test_a_page_whose_ws_process_died_stops_counting_once_its_mark_lapses(monkeypatch):
+    player = 10**9  # no such user: presence is the cache's alone
+    monkeypatch.setattr(presence, "PRESENT_SECONDS", 1)
+    async_to_sync(presence.mark_present)(player, "lost")  # never renewed, never closed
+    monkeypatch.setattr(presence, "PRESENT_SECONDS", 30)
+    async_to_sync(presence.mark_present)(player, "open")
+    assert presence.connected([player]) == {player}
+
+    time.sleep(1.1)
+    async_to_sync(presence.mark_absent)(player, "open")
+
+    assert presence.connected([player]) == set()
 
 
 @pytest.mark.django_db
