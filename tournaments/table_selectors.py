@@ -12,8 +12,7 @@ from datetime import datetime
 
 from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
-from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.rules.hands import Legal
+from tournaments.rules.hands import Legal, ShownHand
 from tournaments.selectors import bounty_heads
 from tournaments.services.hands import replay_shown
 
@@ -55,7 +54,7 @@ class TableState:
     table: Table
     seats: list[SeatState]
     hand: Hand | None = None  # the hand in play, or the last one
-    played: PlayedHand | None = None
+    played: ShownHand | None = None
     board: tuple[str, ...] = ()
     pot: int = 0
     deadline_at: datetime | None = None
@@ -166,13 +165,13 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
     )
 
 
-def table_current(table: Table) -> tuple[Hand | None, PlayedHand | None]:
+def table_current(table: Table) -> tuple[Hand | None, ShownHand | None]:
     """The table's hand in play, or its last (as table_hand shows it), replayed: all
     a player's own part needs, without the rest of the table."""
     return _current(list(Hand.objects.filter(table=table).order_by("-pk")[:1]))
 
 
-def table_own(hand: Hand | None, played: PlayedHand | None, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
+def table_own(hand: Hand | None, played: ShownHand | None, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
     """`entry`'s own seat at a table whose hand in play (or last) is `hand`, replayed
     as `played`: his hole cards in it, if he was dealt in, and his choices when it is
     his turn."""
@@ -216,7 +215,7 @@ def _presets(legal: Legal | None, pot: int, bet: int) -> tuple[tuple[str, int], 
     return tuple(chosen)
 
 
-def _current(hands: list[Hand]) -> tuple[Hand | None, PlayedHand | None]:
+def _current(hands: list[Hand]) -> tuple[Hand | None, ShownHand | None]:
     """The hand in play or the last of `hands` (newest first), replayed. A rolled-back
     hand is not shown as the one in play: nothing it did stands."""
     current = hands[0] if hands and hands[0].status != HandStatus.VOIDED else None

@@ -174,16 +174,38 @@ def test_a_hand_goes_on_as_this_process_left_it_once_committed_and_replayed_othe
     assert hand_resume(row) is replayed
 
 
-def test_a_hand_shown_on_pages_is_replayed_once_per_state_and_never_the_one_played_on():
+def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_replays_to():
     row = in_play(started(3))
     shown = replay_shown(row)
-    assert replay_shown(row) is shown  # the table's watchers, then the player's own seat: one replay
-    assert hand_resume(row) is not shown  # whoever plays on gets a hand of his own
+    assert replay_shown(row) is shown  # the table's watchers, then the player's own seat: read once
+    assert shown == replay(row).shown()
 
     row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
     after = replay_shown(row)
-    assert after is not shown
-    assert (after.actions, after.to_act) == (replay(row).actions, replay(row).to_act)
+    assert after != shown
+    assert after == replay(row).shown()  # as the acting process kept it, so the record replays
+
+
+def test_an_action_rolled_back_is_never_shown_for_the_one_another_process_took_instead():
+    row = in_play(started(3))
+    seat = row.to_act
+
+    def folded_and_rolled_back() -> None:
+        with transaction.atomic():
+            hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="f", now=timezone.now())
+            raise RuntimeError  # this process's fold never commits
+
+    with pytest.raises(RuntimeError):
+        folded_and_rolled_back()
+
+    # Another process calls instead: the record it commits.
+    other = replay(row)
+    other.act(seat, ActionKind.CHECK_CALL)
+    Hand.objects.filter(pk=row.pk).update(actions=[action.to_json() for action in other.actions])
+    row.refresh_from_db()
+
+    assert not replay_shown(row).folded(seat)
+    assert replay_shown(row) == other.shown()
 
 
 def test_a_finished_hand_is_reported_to_the_floor_once():

@@ -371,6 +371,40 @@ def pots_of(contributions: Sequence[int], live: Sequence[bool]) -> tuple[int, ..
     return tuple(band.amount for band in _bands(contributions, live) if band.eligible)
 
 
+@dataclass(frozen=True)
+class ShownHand:
+    """A hand as the pages show it, read once from its state (Hand.shown): plain
+    values, which any thread may read while the hand itself plays on."""
+
+    to_act: int | None
+    board: tuple[Card, ...]
+    pot_total: int
+    stacks: Mapping[int, int]
+    bets: Mapping[int, int]
+    folds: frozenset[int]
+    all_ins: frozenset[int]
+    holes: Mapping[int, tuple[Card, ...]]
+    choices: Legal | None
+
+    def stack(self, seat: int) -> int:
+        return self.stacks[seat]
+
+    def bet(self, seat: int) -> int:
+        return self.bets[seat]
+
+    def folded(self, seat: int) -> bool:
+        return seat in self.folds
+
+    def all_in(self, seat: int) -> bool:
+        return seat in self.all_ins
+
+    def hole_cards(self, seat: int) -> tuple[Card, ...]:
+        return self.holes[seat]
+
+    def legal(self) -> Legal | None:
+        return self.choices
+
+
 class Hand:
     """One hand: `Hand.play(setup, deck, actions)` rebuilds it; `act` moves it on."""
 
@@ -528,6 +562,20 @@ class Hand:
     def pot_total(self) -> int:
         """Every chip put in so far, bets included."""
         return sum(self.contributions())
+
+    def shown(self) -> ShownHand:
+        """What the pages show of the hand as it stands."""
+        return ShownHand(
+            to_act=self.to_act,
+            board=self.board,
+            pot_total=self.pot_total,
+            stacks={seat: self.stack(seat) for seat in self.seats},
+            bets={seat: self.bet(seat) for seat in self.seats},
+            folds=frozenset(seat for seat in self.seats if self.folded(seat)),
+            all_ins=frozenset(seat for seat in self.seats if self.all_in(seat)),
+            holes={seat: self.hole_cards(seat) for seat in self.seats},
+            choices=self.legal(),
+        )
 
     # Acting
 

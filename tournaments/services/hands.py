@@ -8,6 +8,7 @@ move, a sitting-out player's automatic fold or check, a time-out (rule 18.3). Th
 player-facing use cases are in tournaments.services.tables.
 """
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -20,7 +21,7 @@ from django.db import transaction
 
 from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandStatus, Tournament
 from tournaments.rules.floor import Deal
-from tournaments.rules.hands import Action, HandSetup, deck_commitment, new_deck, new_salt
+from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.rules.schedule import time_bank_left
 
@@ -35,10 +36,13 @@ HandKey = tuple[int, str, int]
 _PLAYED: OrderedDict[HandKey, PlayedHand] = OrderedDict()
 _PLAYED_KEPT = 256  # more than the tables a process plays at once
 _played_lock = threading.Lock()
-# Hands as pages show them, by the same key: an action's page parts (the table for
-# its watchers, the player's own seat, fetched again) read one state several times.
-# Only ever read, never played on.
-_SHOWN: OrderedDict[HandKey, PlayedHand] = OrderedDict()
+# Hands as pages show them (an action's page parts, the table for its watchers and
+# the player's own seat fetched again, read one state several times), from the
+# process that played them or replayed once. Keyed by the hand's whole record, not
+# its number of actions: one kept by a transaction that then rolled back can only be
+# found by a record of the same actions, which is the same state.
+ShownKey = tuple[int, str, str]
+_SHOWN: OrderedDict[ShownKey, ShownHand] = OrderedDict()
 _shown_lock = threading.Lock()
 
 
@@ -115,16 +119,20 @@ def replay(row: Hand) -> PlayedHand:
     return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
 
 
-def replay_shown(row: Hand) -> PlayedHand:
-    """The hand as it stands, to show and never to play on (its caller only reads it):
-    replayed from its record once per state in this process."""
-    key = (row.pk, row.commitment, len(row.actions))
+def replay_shown(row: Hand) -> ShownHand:
+    """The hand as it stands, as the pages show it: as this process played it
+    (hand_keep), or replayed from its record once per state."""
+    key = _shown_key(row)
     with _shown_lock:
-        hand = _SHOWN.get(key)
-    if hand is None:
-        hand = replay(row)
-        _remember(_SHOWN, _shown_lock, key, hand)
-    return hand
+        shown = _SHOWN.get(key)
+    if shown is None:
+        shown = replay(row).shown()
+        _remember(_SHOWN, _shown_lock, key, shown)
+    return shown
+
+
+def _shown_key(row: Hand) -> ShownKey:
+    return (row.pk, row.commitment, json.dumps(row.actions))
 
 
 def hand_resume(row: Hand) -> PlayedHand:
@@ -136,15 +144,17 @@ def hand_resume(row: Hand) -> PlayedHand:
 
 
 def hand_keep(row: Hand, hand: PlayedHand) -> None:
-    """Keep `hand`, as `row` stores it, for its next turn (hand_resume), once the
+    """Keep `hand`, as `row` stores it: what the pages show of it (replay_shown), and
+    unless it is over, the hand itself for its next turn (hand_resume) once the
     transaction commits; never if it rolls back."""
+    _remember(_SHOWN, _shown_lock, _shown_key(row), hand.shown())
     if hand.over:
         return
     key = (row.pk, row.commitment, len(hand.actions))
     transaction.on_commit(partial(_remember, _PLAYED, _played_lock, key, hand))
 
 
-def _remember(kept: OrderedDict[HandKey, PlayedHand], lock: threading.Lock, key: HandKey, hand: PlayedHand) -> None:
+def _remember[K, V](kept: OrderedDict[K, V], lock: threading.Lock, key: K, hand: V) -> None:
     """`hand` kept under `key`, the oldest forgotten beyond _PLAYED_KEPT."""
     with lock:
         kept[key] = hand
