@@ -59,10 +59,12 @@ def bounties_pay(
         pots = [PotWinners(tuple(pot["eligible"]), tuple(pot["high"])) for pot in result.get("pots", [])]
         seats = [int(seat) for seat in row.seats]
         row.bounties = []
-        by_match = _ended_out(row, ended.get(row.pk, {}))
+        at_end = ended.get(row.pk, {})
+        by_match = _ended_out(row, at_end)
         beaten = knockouts(pots, [seat for seat in out if seat not in by_match])
-        leader = [int(seat) for seat, pk in row.seats.items() if ended.get(row.pk, {}).get(int(pk))]
-        beaten |= {seat: tuple(leader) for seat in by_match}
+        # Those the match's end put out lose their chips, and their heads, to its leader.
+        leader = tuple(int(seat) for seat, pk in row.seats.items() if at_end.get(int(pk)))
+        beaten |= dict.fromkeys(by_match, leader)
         for seat, pot_winners in beaten.items():
             victim = out[seat]
             head = heads.get(victim, 0)

@@ -144,9 +144,9 @@ def hand_resume(row: Hand) -> PlayedHand:
 
 
 def hand_keep(row: Hand, hand: PlayedHand) -> None:
-    """Keep `hand`, as `row` stores it: what the pages show of it (replay_shown), and
-    unless it is over, the hand itself for its next turn (hand_resume) once the
-    transaction commits; never if it rolls back."""
+    """Keep `hand`, as `row` stores it: what the pages show of it at once (replay_shown,
+    keyed by the whole record), and unless it is over, the hand itself for its next
+    turn (hand_resume) once the transaction commits, never if it rolls back."""
     _remember(_SHOWN, _shown_lock, _shown_key(row), hand.shown())
     if hand.over:
         return
