@@ -40,7 +40,8 @@ def bounties_pay(
     # A hand whose bounties are recorded has paid them: a repeat adds nothing to any head.
     rows = [row for row in rows if not row.bounties]
     ended = ended or {}
-    knocked = {row.pk: _out(row) | _ended_out(row, ended.get(row.pk, {})) for row in rows}
+    by_match = {row.pk: _ended_out(row, ended.get(row.pk, {})) for row in rows}
+    knocked = {row.pk: _out(row) | by_match[row.pk] for row in rows}
     victims = {entry for out in knocked.values() for entry in out.values()}
     if not victims:
         return
@@ -59,12 +60,10 @@ def bounties_pay(
         pots = [PotWinners(tuple(pot["eligible"]), tuple(pot["high"])) for pot in result.get("pots", [])]
         seats = [int(seat) for seat in row.seats]
         row.bounties = []
-        at_end = ended.get(row.pk, {})
-        by_match = _ended_out(row, at_end)
-        beaten = knockouts(pots, [seat for seat in out if seat not in by_match])
+        beaten = knockouts(pots, [seat for seat in out if seat not in by_match[row.pk]])
         # Those the match's end put out lose their chips, and their heads, to its leader.
-        leader = tuple(int(seat) for seat, pk in row.seats.items() if at_end.get(int(pk)))
-        beaten |= dict.fromkeys(by_match, leader)
+        leader = tuple(int(seat) for seat, pk in row.seats.items() if ended.get(row.pk, {}).get(int(pk)))
+        beaten |= dict.fromkeys(by_match[row.pk], leader)
         for seat, pot_winners in beaten.items():
             victim = out[seat]
             head = heads.get(victim, 0)
