@@ -10,7 +10,17 @@ from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from tournaments.models import ENTERED, UNDER_WAY, BountyKind, Entry, EntryStatus, Purchase, Status, Tournament
+from tournaments.models import (
+    ENTERED,
+    UNDER_WAY,
+    BountyKind,
+    Entry,
+    EntryStatus,
+    PrizeHold,
+    Purchase,
+    Status,
+    Tournament,
+)
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, ROOM_PAYS_BOUNTY, pool_currency
 from tournaments.rules.registration import Window
@@ -482,6 +492,7 @@ class Finisher:
     player: str
     prize: int | None
     bounties_won: int = 0
+    forfeited: bool = False  # rule 20: the prize was confiscated after review
 
     @property
     def place(self) -> str:
@@ -489,14 +500,26 @@ class Finisher:
 
 
 def tournament_standings(tournament: Tournament) -> list[Finisher]:
-    """The places finished so far (rule 12), best first, with what each won once paid."""
+    """The places finished so far (rule 12), best first, with what each won once paid.
+    A prize withheld for review shows as any other (the review stays private); one
+    confiscated shows as forfeited, since nobody was paid it."""
     rows = list(
         tournament.entries.filter(finish_best__isnull=False)
         .order_by("finish_best", "pk")
-        .values_list("finish_best", "finish_worst", "player__screen_name", "prize", "player_id")
+        .values_list("finish_best", "finish_worst", "player__screen_name", "prize", "player_id", "prize_hold")
     )
     won = bounties_won(tournament, [row[4] for row in rows]) if tournament.bounty_kind != BountyKind.NONE else {}
-    return [Finisher(best, worst, name, prize, won.get(player, 0)) for best, worst, name, prize, player in rows]
+    return [
+        Finisher(
+            best,
+            worst,
+            name,
+            0 if hold == PrizeHold.CONFISCATED else prize,
+            won.get(player, 0),
+            forfeited=hold == PrizeHold.CONFISCATED,
+        )
+        for best, worst, name, prize, player, hold in rows
+    ]
 
 
 # The keys the tournament services give their transfers start with the tournament's

@@ -188,9 +188,10 @@ class FinisherSerializer(serializers.Serializer):
     worst = serializers.IntegerField(help_text="The worst of the places shared; equal to best when not shared.")
     player = serializers.CharField(help_text="The player's screen name.")
     prize = serializers.IntegerField(
-        allow_null=True, help_text="In minor units; 0 out of the money, null until it is paid."
+        allow_null=True, help_text="In minor units; 0 out of the money or forfeited, null until it is paid."
     )
     bounties_won = serializers.IntegerField(help_text="The bounties he won, in minor units.")
+    forfeited = serializers.BooleanField(help_text="Its prize was confiscated after the room's review (rule 20).")
 
 
 class StandingsSerializer(serializers.Serializer):

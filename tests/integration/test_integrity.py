@@ -167,10 +167,25 @@ def test_a_withheld_prize_stays_in_the_pool_then_is_paid_once():
     books_clean()
 
 
+def public_prize(tournament, winner) -> tuple[str, dict]:
+    """The winner's row in Tournament Info's standings, as anyone sees it, page and API."""
+    client = Client()
+    page = client.get(reverse("lobby:tournament", args=[tournament.pk])).content.decode()
+    standings = page.split('class="standings"')[1].split("</table>")[0]
+    (row,) = [line for line in standings.split("<tr>") if f"<td>{winner.player.screen_name}</td>" in line]
+    api = client.get(reverse("api-tournament-detail", args=[tournament.pk])).json()
+    (finisher,) = [f for f in api["standings"]["finished"] if f["player"] == winner.player.screen_name]
+    return row, finisher
+
+
 def test_a_withheld_prize_confiscated_goes_to_the_house():
     tournament, winner, staff = finish_with_withheld_winner()
     pool = prize_pool_account(tournament)
     house_before = house_account(pool.currency).balance
+    row, finisher = public_prize(tournament, winner)  # the review is private: the place's prize shows
+    assert "€30" in row
+    assert "Forfeited" not in row
+    assert (finisher["prize"], finisher["forfeited"]) == (3000, False)
 
     with pytest.raises(TournamentError):
         prize_confiscate(entry_id=winner.pk, actor=staff, reason="", now=timezone.now())
@@ -187,6 +202,10 @@ def test_a_withheld_prize_confiscated_goes_to_the_house():
         prize_release(entry_id=winner.pk, actor=staff, reason="Changed my mind", now=timezone.now())
     assert refused.value.code == "not_withheld"
     assert account_get(kind=AccountKind.HOUSE, currency=pool.currency).balance == house_before + 3000
+    row, finisher = public_prize(tournament, winner)  # nobody was paid it: the standings say so
+    assert "Forfeited after the room's review" in row
+    assert "€30" not in row
+    assert (finisher["prize"], finisher["forfeited"]) == (0, True)
     books_clean()
 
 

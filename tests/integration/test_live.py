@@ -33,6 +33,7 @@ from lobby.live import tournament_publish_trailing
 from lobby.tasks import tournament_publish_task
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tests.integration.test_deals import final_table
+from tests.integration.test_integrity import finish_with_withheld_winner
 from tournaments.consumers import FORBIDDEN
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, HandStatus, Tournament
@@ -40,6 +41,7 @@ from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.floor import floor_hand_finished
+from tournaments.services.integrity import prize_confiscate
 from wallet.events import BalancesChanged
 from wallet.services import deposit_create
 
@@ -731,3 +733,14 @@ def test_a_committed_change_stands_when_its_live_updates_cannot_be_sent(
     assert Tournament.objects.get(pk=event.pk).entries_count == 1
     assert sent.texts == sent.refreshes == []
     assert "live messages were not sent" in caplog.text
+
+
+def test_a_confiscated_prize_reaches_tournament_info_as_forfeited(sent):
+    tournament, winner, staff = finish_with_withheld_winner()
+    listening(f"tournament-{tournament.pk}.en")
+    second_over(tournament)
+
+    prize_confiscate(entry_id=winner.pk, actor=staff, reason="Chip dumping confirmed", now=timezone.now())
+
+    parts = [text for group, text in sent.texts if group == f"tournament-{tournament.pk}.en"]
+    assert any("Forfeited after the room" in text for text in parts)

@@ -27,7 +27,7 @@ from django.db import IntegrityError, transaction
 from audit.models import AuditEntry
 from audit.services import audit_log
 from live.outbox import record
-from tournaments.events import EntryChanged
+from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import (
     ENTERED,
     Entry,
@@ -290,4 +290,6 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
             action=f"tournaments.entry.prize_{action}", subject=entry, actor=actor, reason=reason[:200], data=data
         )
         record(EntryChanged(tournament.pk, entry.player_id))
+        if outcome == PrizeHold.CONFISCATED:  # Tournament Info's standings show the place forfeited
+            record(TournamentChanged(tournament.pk))
     return entry
