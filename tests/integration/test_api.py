@@ -506,7 +506,15 @@ def test_detail_has_the_tables_and_standings_tournament_info_shows(client):
         "bounties_won": 0,
     }
     assert standings["finished"] == [
-        {"place": "4", "best": 4, "worst": 4, "player": loser.player.screen_name, "prize": 0, "bounties_won": 0}
+        {
+            "place": "4",
+            "best": 4,
+            "worst": 4,
+            "player": loser.player.screen_name,
+            "prize": 0,
+            "bounties_won": 0,
+            "forfeited": False,
+        }
     ]
     assert (body["hand_for_hand"], body["deal_in_progress"]) == (False, False)
     # The page shows the same players and places.
