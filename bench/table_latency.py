@@ -12,8 +12,8 @@ deposit_create, entered with entry_register), 10,000 chips at 50/100 for the who
 run, its seats drawn by the clock in this process. Then at each table one seat, not
 the one to act, becomes a person (is_bot off; action time 120 s): the bench plays
 him, the bots at his table and everywhere else play through the worker (their
-deadlines are the worker's tasks; TABLE_BOT_SECONDS 0.5 to think, a hand's gap
-TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
+deadlines are the worker's tasks; TABLE_BOT_SECONDS 0.5 to think, `--bot-seconds`,
+where production's default is 1.5; a hand's gap TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
 `table-<tournament>-<n>.en` and `tables-<tournament>.en` (the event's clock) at the
 ws process (`/ws/live/`, as the table's page): the person's own page (signed in with
 his session cookie, on his own group `user-<id>` too, fetching his own part of the
@@ -38,7 +38,7 @@ them: each process's CPU in the window (the Procfile's, by process group from
 /proc; this process's; the machine's) and the worker's backlog (the turns whose
 deadline has passed, sampled each second): whether the room keeps pace at all.
 
-    uv run python bench/table_latency.py [--tables 200] [--seconds 60]
+    uv run python bench/table_latency.py [--tables 200] [--seconds 60] [--bot-seconds 0.5]
 
 Ends with `RESULT action_p99_ms` (target: at most 150 ms) and `RESULT
 room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minutes.
@@ -74,7 +74,7 @@ REDIS_URL = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/13"
 TABLES = 200
 SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
-BOT_SECONDS, HAND_GAP_SECONDS = "0.5", "1"
+BOT_SECONDS, HAND_GAP_SECONDS = 0.5, 1.0
 PERSON_ACTION_SECONDS = 120  # the bench may fall behind under load: a person never times out
 POLL = 0.05
 SETTLE = 5.0  # how long a turn may take to show on the table's sockets before the action goes anyway
@@ -451,9 +451,9 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
     responses = sorted(room.responses)
     hands_per_s = found["hands"] / found["seconds"]
     print(
-        f"{args.tables} tables of {SEATS} ({args.tables} people, the rest bots thinking {BOT_SECONDS} s, hand gap"
-        f" {HAND_GAP_SECONDS} s), {found['sockets']} sockets ({args.watchers} a table), {found['seconds']:.0f} s"
-        f" measured after {args.warm_up:.0f} s of warm-up"
+        f"{args.tables} tables of {SEATS} ({args.tables} people, the rest bots thinking {args.bot_seconds:g} s,"
+        f" hand gap {HAND_GAP_SECONDS:g} s), {found['sockets']} sockets ({args.watchers} a table),"
+        f" {found['seconds']:.0f} s measured after {args.warm_up:.0f} s of warm-up"
     )
     print(
         f"actions: {len(latencies)} measured, {room.lost} lost (no update on every socket in {PATIENCE:.0f} s),"
@@ -503,6 +503,9 @@ def main() -> int:
     parser.add_argument("--watchers", type=int, default=SEATS, help="sockets a table")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured, after the warm-up")
     parser.add_argument("--warm-up", type=float, default=30.0, help="seconds from the worker's start to the window")
+    parser.add_argument(
+        "--bot-seconds", type=float, default=BOT_SECONDS, help="a bot's time to think (production's default: 1.5)"
+    )
     args = parser.parse_args()
     raise_open_files(args.tables * args.watchers + 1024)
     redis.Redis.from_url(REDIS_URL).flushdb()
@@ -523,8 +526,8 @@ def main() -> int:
             HTTPS="0",
             STATIC_ROOT=str(tmp / "static"),
             CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
-            TABLE_BOT_SECONDS=BOT_SECONDS,
-            TABLE_HAND_GAP_SECONDS=HAND_GAP_SECONDS,
+            TABLE_BOT_SECONDS=str(args.bot_seconds),
+            TABLE_HAND_GAP_SECONDS=str(HAND_GAP_SECONDS),
             PYTHONUNBUFFERED="1",
             UVICORN_LOG_LEVEL="warning",
             PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's commands are this venv's
