@@ -138,11 +138,13 @@ def table_clock_html(tournament: Tournament) -> str:
 
 
 def _table(pk: int, number: int) -> tuple[Tournament, Table]:
-    tournament = get_object_or_404(Tournament.objects.select_related("blind_structure"), pk=pk)
-    table = Table.objects.filter(tournament=tournament, number=number).first()
+    """The table with its event, in one read: every action and every fetch of a
+    player's own part starts here."""
+    table = Table.objects.select_related("tournament__blind_structure").filter(tournament=pk, number=number).first()
     if table is None:
+        get_object_or_404(Tournament, pk=pk)
         raise Http404(_("This tournament has no such table."))
-    return tournament, table
+    return table.tournament, table
 
 
 def _entry(request: HttpRequest, tournament: Tournament) -> Entry | None:

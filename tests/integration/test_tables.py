@@ -256,6 +256,23 @@ def test_the_table_page_acts_for_the_player_and_refuses_another(client):
     assert len(Hand.objects.get(pk=row.pk).actions) == 1
 
 
+def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, django_assert_num_queries):
+    tournament = started(3)
+    row = in_play(tournament)
+    mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
+    client.force_login(mover)
+    # The POST: the user, the table with its event; under the table's lock, the hand,
+    # its players, the event's settings, the action written; then his part's hand and entry.
+    with django_assert_num_queries(11):
+        answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
+    assert answer.status_code == 200
+    with django_assert_num_queries(4):  # the user, the table with its event, his entry, the hand
+        answer = client.get(f"/tournaments/{tournament.pk}/tables/1/me/")
+    assert answer.status_code == 200
+    assert client.get(f"/tournaments/{tournament.pk}/tables/9/me/").status_code == 404
+    assert client.get(f"/tournaments/{tournament.pk + 1000}/tables/1/me/").status_code == 404
+
+
 def test_an_action_tells_whose_turn_it_was_and_is_to_fetch_his_own_seat_and_the_hands_end_tells_all(
     monkeypatch, django_capture_on_commit_callbacks
 ):
