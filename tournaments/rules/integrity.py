@@ -8,11 +8,13 @@ one who gives (`other`):
   hand, at least LARGE_TRANSFER_BIG_BLINDS big blinds or his whole stack (a
   knockout), and they go to the hand's biggest winner. Hands dealt to two players
   only are left out: heads-up the same two must trade every pot.
-- STRONG_FOLD (soft play): a Hold'em player folds a strong hand facing a bet or
-  raise: a pair of STRONG_PREFLOP_RANKS before the flop, or after it a made hand of
-  STRONG_MADE_HAND or better that his hole cards improve (the board alone is less).
-  The opponent is the last player who bet or raised on that street. Omaha is left
-  out: its hands are made with exactly two hole cards, which this count ignores.
+- STRONG_FOLD (soft play): a player folds a strong hand facing a bet or raise: in
+  Hold'em a pair of STRONG_PREFLOP_RANKS before the flop, or after it a made hand
+  of STRONG_MADE_HAND or better that his hole cards improve (the board alone is
+  less). In Omaha (and Omaha Hi/Lo's high hand), where a hand is exactly two hole
+  cards and three of the board and hands run closer: a pair of
+  OMAHA_STRONG_PREFLOP_RANKS in his four cards, or OMAHA_STRONG_MADE_HAND or better.
+  The opponent is the last player who bet or raised on that street.
 
 - SIT_OUT_TOGETHER (rule 18.4, players may not agree to sit out together): two
   players of one tournament start sitting out within SIT_OUT_TOGETHER_SECONDS of
@@ -30,6 +32,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from itertools import combinations
 
 from tournaments.rules.hands import RANKS, Action, ActionKind, Hand, HandSetup
 
@@ -55,6 +58,9 @@ class Category(IntEnum):
 
 # After the flop, a hand of this category or better is strong.
 STRONG_MADE_HAND = Category.TWO_PAIR
+# Omaha's: only aces before the flop; after it, two pair and straights are often beaten.
+OMAHA_STRONG_PREFLOP_RANKS = frozenset("A")
+OMAHA_STRONG_MADE_HAND = Category.FLUSH
 
 
 # Two sit-outs this close (in seconds) are taken for one agreed between the players.
@@ -132,14 +138,21 @@ def _straight(ranks: set[str]) -> bool:
     return any(all(start + step in values for step in range(5)) for start in range(-1, 9))
 
 
-def strong(hole: Sequence[str], board: Sequence[str]) -> str | None:
-    """Why a Hold'em hand is strong at this point ("KK", "two pair"), or None."""
+def omaha_category(hole: Sequence[str], board: Sequence[str]) -> Category:
+    """The best Omaha hand's category: exactly two hole cards and three of the board."""
+    return max(category([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3))
+
+
+def strong(hole: Sequence[str], board: Sequence[str], game: str = "holdem") -> str | None:
+    """Why a hand of `game` is strong at this point ("KK", "two pair"), or None."""
+    omaha = game != "holdem"
     if not board:
-        if hole[0][0] == hole[1][0] and hole[0][0] in STRONG_PREFLOP_RANKS:
-            return hole[0][0] * 2
-        return None
-    made = category([*hole, *board])
-    if made >= STRONG_MADE_HAND and made > category(board):
+        ranks = Counter(card[0] for card in hole)
+        pairs = OMAHA_STRONG_PREFLOP_RANKS if omaha else STRONG_PREFLOP_RANKS
+        pair = next((rank for rank in RANKS[::-1] if rank in pairs and ranks[rank] >= 2), None)
+        return pair * 2 if pair else None
+    made = omaha_category(hole, board) if omaha else category([*hole, *board])
+    if made >= (OMAHA_STRONG_MADE_HAND if omaha else STRONG_MADE_HAND) and made > category(board):
         return made.name.lower().replace("_", " ")
     return None
 
@@ -162,7 +175,7 @@ def hand_signals[P: Hashable](
     # Replayed only if someone folded after another's bet or raise: most hands are not.
     raised = next((i for i, action in enumerate(actions) if action.kind is ActionKind.BET_RAISE), None)
     folded_to_bet = raised is not None and any(action.kind is ActionKind.FOLD for action in actions[raised + 1 :])
-    signals = _strong_folds(hand_id, setup, deck, actions, players) if setup.game == "holdem" and folded_to_bet else []
+    signals = _strong_folds(hand_id, setup, deck, actions, players) if folded_to_bet else []
     if len(setup.stacks) > 2:
         signals += _transfers(hand_id, setup, players, final_stacks)
     return signals
@@ -179,7 +192,7 @@ def _strong_folds[P: Hashable](
             bettor, street = None, len(hand.board)
         if action.kind is ActionKind.FOLD and bettor is not None and bettor != action.seat:
             legal = hand.legal()
-            why = strong(hand.hole_cards(action.seat), hand.board)
+            why = strong(hand.hole_cards(action.seat), hand.board, setup.game)
             if why is not None and legal is not None and legal.call > 0:
                 detail = f"{why} {STREET_NAMES[street]}"
                 signals.append(Signal(SignalKind.STRONG_FOLD, hand_id, players[bettor], players[action.seat], detail))

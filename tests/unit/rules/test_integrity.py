@@ -1,6 +1,8 @@
 """Rule 20's heuristics on crafted hands: chip transfers between the same two
 players and strong hands folded to the same opponent, flagged once they repeat."""
 
+import dataclasses
+
 import pytest
 
 from tests.decks import cards, deck_for
@@ -77,6 +79,28 @@ def test_strong_means_aces_or_kings_before_the_flop_and_two_pair_that_the_hole_c
     assert strong(["2c", "3d"], cards("KsKc7d7s9h")) is None
     assert strong(["9c", "3d"], cards("KsKc7d7s9h")) is None  # still two pair, better kicker only
     assert strong(["7h", "3d"], cards("KsKc7d2s9h")) == "two pair"
+
+
+def test_in_omaha_strong_means_aces_before_the_flop_then_a_flush_or_better_of_two_hole_cards():
+    assert strong(["As", "Ah", "7c", "2d"], [], game="omaha") == "AA"
+    assert strong(["Ks", "Kh", "Qc", "Qd"], [], game="omaha") is None
+    assert strong(["Ah", "Kh", "7c", "2d"], cards("Qh9h3h"), game="omaha") == "flush"
+    # Two pair and a straight run close in Omaha: folding them is no gift.
+    assert strong(["Ah", "Kd", "7c", "2d"], cards("AsKc3h"), game="omaha_hilo") is None
+    assert strong(["Jh", "Td", "7c", "2d"], cards("Qs9c8h"), game="omaha") is None
+    # Exactly two hole cards: one heart in hand does not make a flush with four on board,
+    # nor do three hearts in hand with two on board.
+    assert strong(["Ah", "Kd", "7c", "2d"], cards("Qh9h3h5h"), game="omaha") is None
+    assert strong(["Ah", "Kh", "7h", "2d"], cards("Qh9h3c"), game="omaha") is None
+    # A full house made with two of his cards, the board alone only trips.
+    assert strong(["9c", "9d", "Kc", "2s"], cards("9h5s5d"), game="omaha") == "full house"
+
+
+def test_aces_folded_to_a_raise_before_the_flop_in_omaha_signal_the_raiser():
+    setup = dataclasses.replace(SETUP, game="omaha", betting="pl")
+    found = signals(setup, ["AsAh7c2d", None, None], "", [Action(3, CBR, 60), Action(1, F), Action(2, F)])
+
+    assert found == [Signal(SignalKind.STRONG_FOLD, 7, "cat", "ann", "AA preflop")]
 
 
 def test_kings_folded_to_a_raise_before_the_flop_signal_the_raiser():
