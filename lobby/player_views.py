@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
-from tournaments.models import BountyKind, Tournament
+from tournaments.models import BountyKind, PrizeHold, Tournament
 from tournaments.selectors import bounties_won, bounty_heads, player_events, playing_at, tournament_players
 
 PLAYERS_PAGE_SIZE = 50
@@ -56,7 +56,9 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
             "chips": row["chips"],
             "rank": row["ahead"] + 1 if started and not row["out"] else None,
             "place": _place(row["finish_best"], row["finish_worst"]),
-            "prize": row["prize"],
+            # Rule 20: a prize withheld for review shows as any other; a confiscated one as forfeited.
+            "prize": 0 if row["prize_hold"] == PrizeHold.CONFISCATED else row["prize"],
+            "forfeited": row["prize_hold"] == PrizeHold.CONFISCATED,
             "bounty": heads.get(row["pk"], 0),
             "bounties_won": won.get(row["player_id"], 0),
         }

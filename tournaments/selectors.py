@@ -362,6 +362,7 @@ def tournament_players(tournament: Tournament, *, search: str = "") -> QuerySet:
             "finish_best",
             "finish_worst",
             "prize",
+            "prize_hold",
         )
     )
 

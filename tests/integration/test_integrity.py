@@ -168,14 +168,17 @@ def test_a_withheld_prize_stays_in_the_pool_then_is_paid_once():
 
 
 def public_prize(tournament, winner) -> tuple[str, dict]:
-    """The winner's row in Tournament Info's standings, as anyone sees it, page and API."""
-    client = Client()
+    """The winner's rows in Tournament Info's standings and in the players list (as
+    anyone sees them, one after the other), and in the API."""
+    client, name = Client(), winner.player.screen_name
     page = client.get(reverse("lobby:tournament", args=[tournament.pk])).content.decode()
     standings = page.split('class="standings"')[1].split("</table>")[0]
-    (row,) = [line for line in standings.split("<tr>") if f"<td>{winner.player.screen_name}</td>" in line]
+    (row,) = [line for line in standings.split("<tr>") if f"<td>{name}</td>" in line]
+    players = client.get(reverse("lobby:players", args=[tournament.pk])).content.decode()
+    (listed,) = [line for line in players.split("<tr") if f"<td>{name}</td>" in line]
     api = client.get(reverse("api-tournament-detail", args=[tournament.pk])).json()
-    (finisher,) = [f for f in api["standings"]["finished"] if f["player"] == winner.player.screen_name]
-    return row, finisher
+    (finisher,) = [f for f in api["standings"]["finished"] if f["player"] == name]
+    return row + listed, finisher
 
 
 def test_a_withheld_prize_confiscated_goes_to_the_house():
@@ -183,7 +186,7 @@ def test_a_withheld_prize_confiscated_goes_to_the_house():
     pool = prize_pool_account(tournament)
     house_before = house_account(pool.currency).balance
     row, finisher = public_prize(tournament, winner)  # the review is private: the place's prize shows
-    assert "€30" in row
+    assert row.count("€30") == 2
     assert "Forfeited" not in row
     assert (finisher["prize"], finisher["forfeited"]) == (3000, False)
 
@@ -203,7 +206,7 @@ def test_a_withheld_prize_confiscated_goes_to_the_house():
     assert refused.value.code == "not_withheld"
     assert account_get(kind=AccountKind.HOUSE, currency=pool.currency).balance == house_before + 3000
     row, finisher = public_prize(tournament, winner)  # nobody was paid it: the standings say so
-    assert "Forfeited after the room's review" in row
+    assert row.count("Forfeited after the room's review") == 2  # the standings and the players list
     assert "€30" not in row
     assert (finisher["prize"], finisher["forfeited"]) == (0, True)
     books_clean()
