@@ -271,6 +271,16 @@ def _check_table(stacks: Sequence[int], prizes: Sequence[int]) -> None:
         raise ValueError("prizes go first place first and never increase")
 
 
+def check_room_minimum(play_for: int, required: int) -> None:
+    """Rule 23.5: the room may require an amount left for the eventual winner (shown
+    in the lobby); a deal may leave more, never less."""
+    if play_for < required:
+        raise ValueError(
+            f"the room requires at least {_money(required)} left to play for, as the lobby shows,"
+            f" not {_money(play_for)}"
+        )
+
+
 def _check_play_for(prizes: Sequence[int], play_for: int) -> None:
     if not prizes:
         raise ValueError("a deal shares at least one prize")

@@ -182,6 +182,7 @@ def _propose(
     stacks = [p.entry.chips for p in participants]
     prizes = negotiation.prizes
     try:
+        rules.check_room_minimum(play_for, negotiation.tournament.deal_leave_for_winner)
         if kind == ProposalKind.CUSTOM:
             shares = [int((amounts or {}).get(p.entry_id, -1)) for p in participants]
             if any(share < 0 for share in shares):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from deals.rules import (
     Comparison,
     check_custom,
+    check_room_minimum,
     chip_chop,
     compare,
     equal_split,
@@ -343,3 +344,11 @@ def test_largest_remainder_is_exact_and_within_one_unit_of_the_share(total, shar
 
     assert sum(parts) == total
     assert all(quota - 1 < part < quota + 1 for part, quota in zip(parts, quotas, strict=True))
+
+
+def test_a_deal_leaves_at_least_what_the_room_requires_for_the_winner():
+    check_room_minimum(500, 500)
+    check_room_minimum(900, 500)
+    check_room_minimum(0, 0)
+    with pytest.raises(ValueError, match=r"at least 5\.00 left to play for, as the lobby shows, not 4\.99"):
+        check_room_minimum(499, 500)
