@@ -238,7 +238,7 @@ def test_a_custom_proposal_that_does_not_add_up_is_refused(staff):
     with pytest.raises(TournamentError, match="left to play for must be between"):
         proposal_create(negotiation_id=negotiation.pk, author=staff, kind="icm", play_for=10**9, now=now())
     # The event leaves 1.00 for the winner (rule 23.5): a deal may leave more, never less.
-    with pytest.raises(TournamentError, match="requires at least 1.00 left to play for"):
+    with pytest.raises(TournamentError, match=r"requires at least 1\.00 left to play for"):
         proposal_create(negotiation_id=negotiation.pk, author=staff, kind="icm", play_for=99, now=now())
     assert not negotiation.proposals.exists()
     assert proposal_create(negotiation_id=negotiation.pk, author=staff, kind="icm", play_for=500, now=now())
