@@ -11,8 +11,15 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
-from tournaments.models import BountyKind, PrizeHold, Tournament
-from tournaments.selectors import bounties_won, bounty_heads, player_events, playing_at, tournament_players
+from tournaments.models import BountyKind, Tournament
+from tournaments.selectors import (
+    bounties_won,
+    bounty_heads,
+    player_events,
+    playing_at,
+    public_prize,
+    tournament_players,
+)
 
 PLAYERS_PAGE_SIZE = 50
 
@@ -48,22 +55,23 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
     on_page = list(page.object_list)
     heads = bounty_heads(tournament, [row["pk"] for row in on_page if not row["out"]]) if bounties else {}
     won = bounties_won(tournament, [row["player_id"] for row in on_page]) if bounties else {}
-    rows = [
-        {
-            "name": row["player__screen_name"],
-            "in": not row["out"],
-            "table": playing_at(tournament.status, row["seated_at"]),
-            "chips": row["chips"],
-            "rank": row["ahead"] + 1 if started and not row["out"] else None,
-            "place": _place(row["finish_best"], row["finish_worst"]),
-            # Rule 20: a prize withheld for review shows as any other; a confiscated one as forfeited.
-            "prize": 0 if row["prize_hold"] == PrizeHold.CONFISCATED else row["prize"],
-            "forfeited": row["prize_hold"] == PrizeHold.CONFISCATED,
-            "bounty": heads.get(row["pk"], 0),
-            "bounties_won": won.get(row["player_id"], 0),
-        }
-        for row in on_page
-    ]
+    rows = []
+    for row in on_page:
+        prize, forfeited = public_prize(row["prize"], row["prize_hold"])
+        rows.append(
+            {
+                "name": row["player__screen_name"],
+                "in": not row["out"],
+                "table": playing_at(tournament.status, row["seated_at"]),
+                "chips": row["chips"],
+                "rank": row["ahead"] + 1 if started and not row["out"] else None,
+                "place": _place(row["finish_best"], row["finish_worst"]),
+                "prize": prize,
+                "forfeited": forfeited,
+                "bounty": heads.get(row["pk"], 0),
+                "bounties_won": won.get(row["player_id"], 0),
+            }
+        )
     path = reverse("lobby:players", args=[tournament.pk])
 
     def url(number: int) -> str:

@@ -492,8 +492,8 @@ class Finisher:
     worst: int
     player: str
     prize: int | None
-    bounties_won: int = 0
     forfeited: bool = False  # rule 20: the prize was confiscated after review
+    bounties_won: int = 0
 
     @property
     def place(self) -> str:
@@ -501,9 +501,8 @@ class Finisher:
 
 
 def tournament_standings(tournament: Tournament) -> list[Finisher]:
-    """The places finished so far (rule 12), best first, with what each won once paid.
-    A prize withheld for review shows as any other (the review stays private); one
-    confiscated shows as forfeited, since nobody was paid it."""
+    """The places finished so far (rule 12), best first, with what each won once paid
+    (public_prize)."""
     rows = list(
         tournament.entries.filter(finish_best__isnull=False)
         .order_by("finish_best", "pk")
@@ -511,16 +510,17 @@ def tournament_standings(tournament: Tournament) -> list[Finisher]:
     )
     won = bounties_won(tournament, [row[4] for row in rows]) if tournament.bounty_kind != BountyKind.NONE else {}
     return [
-        Finisher(
-            best,
-            worst,
-            name,
-            0 if hold == PrizeHold.CONFISCATED else prize,
-            won.get(player, 0),
-            forfeited=hold == PrizeHold.CONFISCATED,
-        )
+        Finisher(best, worst, name, *public_prize(prize, hold), bounties_won=won.get(player, 0))
         for best, worst, name, prize, player, hold in rows
     ]
+
+
+def public_prize(prize: int | None, hold: str) -> tuple[int | None, bool]:
+    """A place's prize as everyone sees it, and whether it is forfeited (rule 20): one
+    withheld for review shows as any other, so the review stays private; one
+    confiscated was paid to nobody, so it shows as 0, forfeited."""
+    forfeited = hold == PrizeHold.CONFISCATED
+    return (0 if forfeited else prize), forfeited
 
 
 # The keys the tournament services give their transfers start with the tournament's
