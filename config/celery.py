@@ -1,9 +1,32 @@
+import contextlib
 import os
+from pathlib import Path
 
 from celery import Celery
+from celery.signals import celeryd_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("portal")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@celeryd_init.connect
+def yield_to_the_servers(**_kwargs) -> None:
+    """A `celery worker` (not the embedded default's worker thread, which shares the
+    server's process) runs settings.WORKER_NICE below the servers; its pool inherits it.
+
+    Linux puts each session in a scheduling group of its own (autogroup), where nice
+    only ranks a process against its own session: a worker that leads its session, as
+    under systemd, honcho or the benchmarks, sets its group's nice too. One that shares a
+    session with the servers (foreman) is ranked against them by its own nice alone."""
+    from django.conf import settings
+
+    nice = settings.WORKER_NICE
+    if nice <= 0:
+        return
+    os.nice(nice)
+    if os.getsid(0) == os.getpid():
+        with contextlib.suppress(OSError):  # a kernel without autogroup
+            Path("/proc/self/autogroup").write_text(f"{nice}\n")

@@ -106,6 +106,12 @@ def test_demo_runs_the_clock_sweep_on_its_in_process_worker(demo):
     wait_for_line(demo["process"], "succeeded", timeout=20)
 
 
+def test_the_demo_keeps_its_cpu_priority_with_its_worker_in_process(demo):
+    # Only `celery worker` runs below the servers (config.celery); here the server is the worker.
+    wait_for_line(demo["process"], "succeeded", timeout=20)
+    assert os.getpriority(os.PRIO_PROCESS, demo["process"].pid) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
 def test_the_demo_clock_starts_its_sprint_on_time_and_the_lobby_hears_of_it(demo):
     listed = json.loads(get(demo["url"] + "api/v1/tournaments/?q=Clock+Sprint")[1])["results"]
     (sprint,) = listed

@@ -228,6 +228,30 @@ def test_websocket_to_an_unknown_path_is_refused_cleanly(stack):
     stack.check_alive()
 
 
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_the_worker_runs_below_the_servers(stack):
+    """On a busy machine a person's request and its update go before the worker's tasks
+    (settings.WORKER_NICE, 10 by default; config.celery)."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    worker = stack.procs["worker"].pid
+    deadline = time.monotonic() + BOOT_SECONDS
+    while not children(worker) and time.monotonic() < deadline:  # the pool starts after the renice
+        time.sleep(0.2)
+    pool = children(worker)
+    assert pool, stack.logs()
+    for pid in (worker, *pool):
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + 10, 19)
+    for server in ("web", "ws", "beat"):
+        assert os.getpriority(os.PRIO_PROCESS, stack.procs[server].pid) == own
+    # It leads its session (as each Procfile line here): its scheduling group is ranked too.
+    autogroup = Path(f"/proc/{worker}/autogroup")
+    if autogroup.exists():
+        assert autogroup.read_text().split()[-1] == "10"
+
+
 def test_worker_and_beat_open_registration(stack):
     script = (
         "from datetime import timedelta\n"
