@@ -4,6 +4,7 @@ from pathlib import Path
 
 from celery import Celery
 from celery.signals import celeryd_init
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -18,11 +19,9 @@ def yield_to_the_servers(**_kwargs) -> None:
     server's process) runs settings.WORKER_NICE below the servers; its pool inherits it.
 
     Linux puts each session in a scheduling group of its own (autogroup), where nice
-    only ranks a process against its own session: a worker that leads its session, as
-    under systemd, honcho or the benchmarks, sets its group's nice too. One that shares a
-    session with the servers (foreman) is ranked against them by its own nice alone."""
-    from django.conf import settings
-
+    only ranks a process against its own session: a worker that leads its session (as
+    systemd and the benchmarks start each process) sets its group's nice too. One that
+    shares its session with the servers is ranked against them by its own nice alone."""
     nice = settings.WORKER_NICE
     if nice <= 0:
         return
