@@ -3,8 +3,9 @@ running at once on a real worker?
 
 Production-like: DEBUG=0, PostgreSQL in a throwaway database (migrated), Redis
 database 11 as the broker (flushed first: nothing else uses it), and the Procfile's
-`worker` (prefork, `--concurrency 2`) and `beat` lines started as written, with
-`config.settings` from the environment.
+`clock` (prefork, `--concurrency 2`: the clocks' worker, measured), `worker` (the
+tables' hands) and `beat` lines started as written, with `config.settings` from the
+environment.
 
 500 cash tournaments with two entrants each (funded with deposit_create, entered
 with entry_register) on structures of 10, 12 or 15-second levels, with an interval
@@ -12,7 +13,7 @@ break of 5 s after every 40 s of play. They are created a day ahead and, once ev
 entrant is in and the worker is up, moved (tournament_save, as an admin's edit) to
 start within a few seconds of each other, LEAD seconds later: beat's sweep then
 finds them and queues each start, as it does 30 s ahead in production. From then
-on nothing but the worker's ETA tasks (clock_tick) and the sweep move the
+on nothing but the clock's ETA tasks (clock_tick) and the sweep move the
 clocks, and each transition also sends its live update (lobby.live). The
 structures are finite, so every clock has made its last transition about 75 s
 after the first start; the run waits for the stragglers, then stops the worker.
@@ -22,7 +23,7 @@ applied it) minus data["at"] (its scheduled instant), over every
 `tournaments.clock.*` and `tournaments.tournament.started` row. Checked against
 the pure schedule (tournaments.rules): every transition due by the end applied
 exactly once, nothing else; any breach fails the run (exit status 1). Also
-printed: CPU per transition of the worker (its main process and pool children),
+printed: CPU per transition of the clock (its main process and pool children),
 beat and PostgreSQL (see CpuMeter), from /proc, over the clock's run, and what the
 rest of the machine used meanwhile: other load makes the clock late too.
 
@@ -58,7 +59,7 @@ from bench.harness import procfile, stop, throwaway_database  # noqa: E402
 BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_CLOCK_REDIS_URL", "redis://127.0.0.1:6379/11")
 TOURNAMENTS = 500
-CONCURRENCY = 2  # the Procfile's default CELERY_CONCURRENCY
+CONCURRENCY = 2  # the Procfile's default CLOCK_CONCURRENCY
 PLAYERS = 50  # each enters TOURNAMENTS * 2 / PLAYERS events
 BUY_IN, FEE = 1_000, 100
 # Seconds per level, and how many levels: each structure's last level starts 60 s of
@@ -166,7 +167,7 @@ def expected_transitions(ids: list[int], until: datetime) -> dict[int, list[tupl
 
 
 class Processes:
-    """The Procfile's `worker` and `beat`, each under bash as written, in its own
+    """The Procfile's Celery lines and `beat`, each under bash as written, in its own
     process group."""
 
     def __init__(self, tmp: Path, env: dict[str, str]):
@@ -202,20 +203,22 @@ class Processes:
 
 
 def wait_for_worker(processes: Processes) -> None:
-    """Until the worker answers a ping over the broker."""
+    """Until every Celery worker started (`worker`, `clock`) answers a ping over the broker."""
     from config.celery import app
 
+    workers = {"worker", "clock"} & processes.procs.keys()
     deadline = time.monotonic() + BOOT_SECONDS
     while time.monotonic() < deadline:
         processes.check_alive()
-        if app.control.ping(timeout=0.5):
+        if len(app.control.ping(timeout=0.5)) >= len(workers):
             return
-    raise RuntimeError(f"the worker did not answer in {BOOT_SECONDS} s\n{processes.log('worker')}")
+    logs = "\n".join(processes.log(name) for name in sorted(workers))
+    raise RuntimeError(f"the workers did not answer in {BOOT_SECONDS} s\n{logs}")
 
 
 class CpuMeter:
-    """CPU seconds as the kernel counts them: the worker's main process (it takes the
-    tasks from Redis and releases the ETA tasks when due), its pool children, beat,
+    """CPU seconds as the kernel counts them: the clock's worker's main process (it takes
+    the tasks from Redis and releases the ETA tasks when due), its pool children, beat,
     PostgreSQL, and the whole machine (other load skews the lateness). Celery's
     Django fix-up closes the database connection around every task, so most
     backends live for one task: PostgreSQL is this database's connected backends
@@ -225,7 +228,7 @@ class CpuMeter:
 
     def __init__(self, processes: Processes, conninfo: str):
         self.tick = os.sysconf("SC_CLK_TCK")
-        self.worker = processes.procs["worker"].pid
+        self.worker = processes.procs["clock"].pid
         self.beat = processes.procs["beat"].pid
         self.conn = psycopg.connect(conninfo, autocommit=True)
         self.postmaster = int(self.stat(self.conn.execute("SELECT pg_backend_pid()").fetchone()[0])[1])
@@ -398,8 +401,8 @@ def run_clocks(ids: list[int], tmp: Path) -> tuple[Run, datetime, datetime, int]
     processes = Processes(tmp, dict(os.environ))
     try:
         command = procfile()
-        processes.start("worker", command["worker"])
-        processes.start("beat", command["beat"])
+        for name in ("clock", "worker", "beat"):
+            processes.start(name, command[name])
         wait_for_worker(processes)
         first = timezone.now() + timedelta(seconds=LEAD)
         move_starts(ids, first)
@@ -434,7 +437,7 @@ def report_cpu(run: Run, transitions: int) -> None:
     per = {side: 1000 * seconds / max(transitions, 1) for side, seconds in run.cpu.items()}
     worker = per["main process"] + per["pool"]
     print(
-        f"CPU a transition {worker + per['beat'] + per['PostgreSQL']:.2f} ms: worker {worker:.2f}"
+        f"CPU a transition {worker + per['beat'] + per['PostgreSQL']:.2f} ms: clock {worker:.2f}"
         f" (main process {per['main process']:.2f}, pool {per['pool']:.2f}), beat {per['beat']:.2f},"
         f" PostgreSQL {per['PostgreSQL']:.2f}; {run.sessions} PostgreSQL connections opened"
     )
@@ -473,7 +476,7 @@ def bench(args: argparse.Namespace, began: float, tmp: Path) -> int:
     )
     late = report_lateness(timings, first)
     report_cpu(run, len(timings))
-    print(f"worker: the Procfile's, prefork --concurrency {args.concurrency}; total {time.monotonic() - began:.1f} s")
+    print(f"clock: the Procfile's, prefork --concurrency {args.concurrency}; total {time.monotonic() - began:.1f} s")
     if problems:
         print(f"CORRECTNESS FAILED in {len(problems)} tournaments:")
         for problem in problems[:20]:
@@ -492,7 +495,7 @@ def bench(args: argparse.Namespace, began: float, tmp: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tournaments", type=int, default=TOURNAMENTS, help="events running at once")
-    parser.add_argument("--concurrency", type=int, default=CONCURRENCY, help="the worker's CELERY_CONCURRENCY")
+    parser.add_argument("--concurrency", type=int, default=CONCURRENCY, help="the clock's CLOCK_CONCURRENCY")
     args = parser.parse_args()
     began = time.monotonic()
 
@@ -512,7 +515,7 @@ def main() -> int:
             ALLOWED_HOSTS="127.0.0.1,localhost",
             HTTPS="0",
             STATIC_ROOT=str(tmp / "static"),
-            CELERY_CONCURRENCY=str(args.concurrency),
+            CLOCK_CONCURRENCY=str(args.concurrency),
             CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
             PYTHONUNBUFFERED="1",
             PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `celery` is this venv's

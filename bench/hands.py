@@ -261,8 +261,8 @@ def bot_mtt(entrants: int, tmp: Path) -> dict:
     print(f"(c) {entrants} bots registered in {time.perf_counter() - setup_began:.1f} s")
     try:
         command = procfile()
-        processes.start("worker", command["worker"])
-        processes.start("beat", command["beat"])
+        for name in ("worker", "clock", "beat"):
+            processes.start(name, command[name])
         from bench.clock import wait_for_worker
 
         wait_for_worker(processes)

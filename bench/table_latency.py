@@ -3,7 +3,7 @@ watching that table, and how many hands a second does the room play meanwhile?
 
 The production stack, as the Procfile runs it: `web` (gunicorn, WEB_CONCURRENCY
 processes of WEB_THREADS threads, defaults 2 and 4), `ws` (uvicorn, WS_CONCURRENCY
-processes, default 1), a Celery `worker` (CELERY_CONCURRENCY, default 2) and `beat`,
+processes, default 1), a Celery `worker` (CELERY_CONCURRENCY, default 2), `clock` and `beat`,
 on PostgreSQL (a throwaway database, migrated) and Redis (database 13, flushed: the
 broker, the channel layer, the cache and the sessions), DEBUG off.
 
@@ -375,8 +375,8 @@ async def run(
     sockets = sum(len(group) for group in room.sockets.values())
     print(f"{sockets} sockets on {len(room.sockets)} tables connected in {time.perf_counter() - began:.1f} s")
     command = procfile()
-    processes.start("worker", command["worker"])
-    processes.start("beat", command["beat"])
+    for name in ("worker", "clock", "beat"):
+        processes.start(name, command[name])
     await asyncio.get_running_loop().run_in_executor(None, wait_for_worker, processes)
     start = time.perf_counter() + args.warm_up
     room.window = (start, start + args.seconds)

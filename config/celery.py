@@ -14,16 +14,17 @@ app.autodiscover_tasks()
 
 
 @celeryd_init.connect
-def yield_to_the_servers(**_kwargs) -> None:
-    """A `celery worker` (not the embedded default's worker thread, which shares the
-    server's process) runs settings.WORKER_NICE below the servers; its pool inherits it.
+def yield_to_the_servers(*, options: dict, **_kwargs) -> None:
+    """A `celery worker` of the tables (not the clock's, and not the embedded default's
+    worker thread, which shares the server's process) runs settings.WORKER_NICE below
+    the servers; its pool inherits it.
 
     Linux puts each session in a scheduling group of its own (autogroup), where nice
     only ranks a process against its own session: a worker that leads its session (as
     systemd and the benchmarks start each process) sets its group's nice too. One that
     shares its session with the servers is ranked against them by its own nice alone."""
     nice = settings.WORKER_NICE
-    if nice <= 0:
+    if nice <= 0 or settings.CLOCK_QUEUE in (options.get("queues") or []):
         return
     os.nice(nice)
     if os.getsid(0) == os.getpid():

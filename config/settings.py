@@ -227,9 +227,17 @@ CELERY_DB_REUSE_MAX = 1000
 # How long the worker's ETA timer may sleep between looks at its schedule: by
 # default a second, so a tick could run up to a second late.
 CELERY_WORKER_TIMER_PRECISION = 0.05
-# How far below the web and ws servers a `celery worker` runs for the CPU (nice, 0 to
-# 19; config.celery): on a busy machine a person's request and the update it sends go
-# first, and the worker takes every cycle they leave.
+# The clocks' tasks have a queue of their own, for the Procfile's `clock` worker: a
+# level or a break must not wait behind the tables' turns when the room is busy.
+CLOCK_QUEUE = "clock"
+CELERY_TASK_ROUTES = {
+    "tournaments.tasks.clock_tick": {"queue": CLOCK_QUEUE},
+    "tournaments.tasks.tournaments_sweep": {"queue": CLOCK_QUEUE},
+}
+# How far below the web and ws servers (and the clock's worker) a `celery worker` of
+# the tables runs for the CPU (nice, 0 to 19; config.celery): on a busy machine a
+# person's request and the update it sends go first, and the worker takes every cycle
+# they leave.
 WORKER_NICE = int(os.environ.get("WORKER_NICE") or 10)
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"

@@ -1,6 +1,6 @@
 """A real Celery worker (with beat) for the tests that need one: `celery -A config
-worker -B` in a subprocess, on the test's own database and Redis, with the tests'
-settings."""
+worker -B` on the tables' queue and the clocks', in a subprocess, on the test's own
+database and Redis, with the tests' settings."""
 
 # ruff: noqa: S603  (starts the project's own Celery worker)
 
@@ -43,6 +43,7 @@ class Worker:
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
+                *("--queues", f"celery,{settings.CLOCK_QUEUE}"),  # the tables' and the clocks'
                 *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
                 *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
             ],

@@ -182,7 +182,7 @@ def stack(tmp_path_factory):
             timeout=180,
         )
         assert release.returncode == 0, f"release failed:\n{release.stdout[-3000:]}\n{release.stderr[-3000:]}"
-        for name in ("web", "ws", "worker", "beat"):
+        for name in ("web", "ws", "worker", "clock", "beat"):
             stack.start(name, processes[name])
         stack.wait_healthy(stack.web_port)
         stack.wait_healthy(stack.ws_port)
@@ -194,7 +194,7 @@ def stack(tmp_path_factory):
 
 
 def test_procfile_names_the_production_processes():
-    assert {"release", "web", "ws", "worker", "beat"} <= procfile().keys()
+    assert {"release", "web", "ws", "worker", "clock", "beat"} <= procfile().keys()
     assert "gunicorn config.wsgi" in procfile()["web"]
     assert "uvicorn config.asgi" in procfile()["ws"]
 
@@ -232,20 +232,27 @@ def children(pid: int) -> list[int]:
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
-def test_the_worker_runs_below_the_servers(stack):
-    """On a busy machine a person's request and its update go before the worker's tasks
-    (settings.WORKER_NICE, 10 by default; config.celery)."""
-    own = os.getpriority(os.PRIO_PROCESS, 0)
-    worker = stack.procs["worker"].pid
+def pool_of(stack: Stack, name: str) -> list[int]:
+    """A Celery worker's main process and its pool, once the pool has started."""
+    main = stack.procs[name].pid
     deadline = time.monotonic() + BOOT_SECONDS
-    while not children(worker) and time.monotonic() < deadline:  # the pool starts after the renice
+    while not children(main) and time.monotonic() < deadline:
         time.sleep(0.2)
-    pool = children(worker)
-    assert pool, stack.logs()
-    for pid in (worker, *pool):
+    assert children(main), stack.logs()
+    return [main, *children(main)]
+
+
+def test_the_tables_worker_runs_below_the_servers_and_the_clock(stack):
+    """On a busy machine a person's request and its update, and the clocks, go before
+    the tables' turns (settings.WORKER_NICE, 10 by default; config.celery)."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    for pid in pool_of(stack, "worker"):
         assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + 10, 19)
+    for pid in pool_of(stack, "clock"):
+        assert os.getpriority(os.PRIO_PROCESS, pid) == own
     for server in ("web", "ws", "beat"):
         assert os.getpriority(os.PRIO_PROCESS, stack.procs[server].pid) == own
+    worker = stack.procs["worker"].pid
     # It leads its session (as each Procfile line here): its scheduling group is ranked too.
     autogroup = Path(f"/proc/{worker}/autogroup")
     if autogroup.exists():
@@ -286,6 +293,9 @@ def test_worker_and_beat_open_registration(stack):
             stack.check_alive()
             time.sleep(0.5)
     assert status == "registering", f"still {status!r} after {SWEEP_SECONDS} s\n{stack.logs()}"
+    # The clocks' queue is the clock's alone: the tables' worker never runs the sweep.
+    assert "tournaments.tasks.tournaments_sweep[" in (stack.tmp / "clock.log").read_text()
+    assert "tournaments.tasks.tournaments_sweep[" not in (stack.tmp / "worker.log").read_text()
 
 
 def production_env(**extra: str) -> dict[str, str]:

@@ -61,7 +61,14 @@ class Command(BaseCommand):
                 log_level="warning",
             )
         )
-        with start_worker(app, pool="threads", concurrency=4, perform_ping_check=False, loglevel="WARNING"):
+        with start_worker(
+            app,
+            pool="threads",
+            concurrency=4,
+            queues=["celery", settings.CLOCK_QUEUE],  # the tables' and the clocks'
+            perform_ping_check=False,
+            loglevel="WARNING",
+        ):
             beat.start()
             # Announce the URL only once the socket is listening.
             threading.Thread(
