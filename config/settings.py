@@ -238,7 +238,7 @@ CELERY_TASK_ROUTES = {
 # the tables runs for the CPU (nice, 0 to 19; config.celery): on a busy machine a
 # person's request and the update it sends go first, and the worker takes every cycle
 # they leave.
-WORKER_NICE = int(os.environ.get("WORKER_NICE") or 10)
+WORKER_NICE = int(os.environ.get("WORKER_NICE") or 19)
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"

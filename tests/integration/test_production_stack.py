@@ -244,10 +244,10 @@ def pool_of(stack: Stack, name: str) -> list[int]:
 
 def test_the_tables_worker_runs_below_the_servers_and_the_clock(stack):
     """On a busy machine a person's request and its update, and the clocks, go before
-    the tables' turns (settings.WORKER_NICE, 10 by default; config.celery)."""
+    the tables' turns (settings.WORKER_NICE, 19 by default; config.celery)."""
     own = os.getpriority(os.PRIO_PROCESS, 0)
     for pid in pool_of(stack, "worker"):
-        assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + 10, 19)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == 19
     for pid in pool_of(stack, "clock"):
         assert os.getpriority(os.PRIO_PROCESS, pid) == own
     for server in ("web", "ws", "beat"):
@@ -256,7 +256,7 @@ def test_the_tables_worker_runs_below_the_servers_and_the_clock(stack):
     # It leads its session (as each Procfile line here): its scheduling group is ranked too.
     autogroup = Path(f"/proc/{worker}/autogroup")
     if autogroup.exists():
-        assert autogroup.read_text().split()[-1] == "10"
+        assert autogroup.read_text().split()[-1] == "19"
 
 
 def test_worker_and_beat_open_registration(stack):
