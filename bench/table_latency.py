@@ -3,7 +3,7 @@ watching that table, and how many hands a second does the room play meanwhile?
 
 The production stack, as the Procfile runs it: `web` (gunicorn, WEB_CONCURRENCY
 processes of WEB_THREADS threads, defaults 2 and 4), `ws` (uvicorn, WS_CONCURRENCY
-processes, default 1), a Celery `worker` (CELERY_CONCURRENCY, default 2), `clock` and `beat`,
+processes, default 2), a Celery `worker` (CELERY_CONCURRENCY, default 2), `clock` and `beat`,
 on PostgreSQL (a throwaway database, migrated) and Redis (database 13, flushed: the
 broker, the channel layer, the cache and the sessions), DEBUG off.
 
