@@ -254,14 +254,14 @@ def test_the_sweep_queues_a_near_transitions_task_without_advancing_the_clock(dj
     assert tournament.tick_at is None
     audited = AuditEntry.objects.count()
     queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    before = queued.llen("celery")
+    before = queued.llen(settings.CLOCK_QUEUE)
 
     with django_capture_on_commit_callbacks(execute=True):
         assert tournaments_sweep() == 0  # nothing advanced
 
     tournament.refresh_from_db()
     assert tournament.tick_at == tournament.next_transition_at == tournament.scheduled_start
-    assert queued.llen("celery") - before == 1  # the start's tick
+    assert queued.llen(settings.CLOCK_QUEUE) - before == 1  # the start's tick, on the clocks' queue
     assert AuditEntry.objects.count() == audited
     assert tournaments_sweep() == 0
 
@@ -318,8 +318,8 @@ def test_the_ticks_lie_on_a_grid_and_each_is_queued_once():
     assert tick_of(due + TICK_STEP) == tick + TICK_STEP
 
     queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    before = queued.llen("celery")
+    before = queued.llen(settings.CLOCK_QUEUE)
     tick_queue(due)
     tick_queue(due + (tick - due) / 2)  # another transition in the same step
     tick_queue(tick + timedelta(milliseconds=1))  # the next step
-    assert queued.llen("celery") - before == 2
+    assert queued.llen(settings.CLOCK_QUEUE) - before == 2
