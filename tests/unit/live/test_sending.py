@@ -4,6 +4,7 @@ the loop wakes leave in one message. A recording channel layer stands in for the
 real ones (the sockets' tests, tests/integration/test_live.py, use those)."""
 
 import asyncio
+import collections
 import json
 import logging
 import threading
@@ -42,6 +43,12 @@ def layer(monkeypatch):
     monkeypatch.setattr(sending, "get_channel_layer", lambda: layer)
     loop = sending._SendingLoop()
     monkeypatch.setattr(sending, "_loop", loop)
+    # A fresh queue each: a flush the last test asked for on a loop it has since
+    # stopped never ran, and would hold the flushing lock for good.
+    monkeypatch.setattr(sending, "_texts", collections.deque())
+    monkeypatch.setattr(sending, "_refreshes", {})
+    monkeypatch.setattr(sending, "_flushing", threading.Lock())
+    monkeypatch.setattr(sending, "_draining", False)
     yield layer
     if loop._own is not None:
         ended(loop._own)
