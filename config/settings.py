@@ -229,6 +229,8 @@ CELERY_DB_REUSE_MAX = 1000
 CELERY_WORKER_TIMER_PRECISION = 0.05
 # The clocks' tasks have a queue of their own, for the Procfile's `clock` worker: a
 # level or a break must not wait behind the tables' turns when the room is busy.
+# Everything else goes to Celery's default queue, the Procfile's `worker`'s.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
 CLOCK_QUEUE = "clock"
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.clock_tick": {"queue": CLOCK_QUEUE},

@@ -65,7 +65,7 @@ class Command(BaseCommand):
             app,
             pool="threads",
             concurrency=4,
-            queues=["celery", settings.CLOCK_QUEUE],  # the tables' and the clocks'
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CLOCK_QUEUE],  # the tables' and the clocks'
             perform_ping_check=False,
             loglevel="WARNING",
         ):
