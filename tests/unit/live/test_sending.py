@@ -55,7 +55,15 @@ def layer(monkeypatch):
 
 
 def ended(loop: asyncio.AbstractEventLoop) -> None:
-    """Stop and close a sending loop of its own (its thread returns)."""
+    """Stop and close a sending loop of its own (its thread returns), once the flushes
+    asked for on it have run: a task left pending on a closed loop is destroyed later,
+    in whichever test the garbage collector runs in, as an error there."""
+
+    async def settled():
+        others = asyncio.all_tasks() - {asyncio.current_task()}
+        await asyncio.gather(*others)
+
+    asyncio.run_coroutine_threadsafe(settled(), loop).result(timeout=5)
     loop.call_soon_threadsafe(loop.stop)
     deadline = time.monotonic() + 5
     while loop.is_running():
