@@ -107,7 +107,9 @@ def seed(count: int) -> list[int]:
     players = []
     for number in range(PLAYERS):
         player = User.objects.create_user(f"bench{number}", f"bench{number}@example.com", screen_name=f"Bench{number}")
-        deposit_create(user=player, currency="EUR", amount=count * (BUY_IN + FEE), idempotency_key=f"bench:{number}")
+        deposit_create(
+            user=player, currency="EUR", amount=count * (BUY_IN + FEE), idempotency_key=f"bench-clock:{number}"
+        )
         players.append(player)
     now = timezone.now()
     ids = []

@@ -38,7 +38,13 @@ them: each process's CPU in the window (the Procfile's, by process group from
 /proc; this process's; the machine's) and the worker's backlog (the turns whose
 deadline has passed, sampled each second): whether the room keeps pace at all.
 
-    uv run python bench/table_latency.py [--tables 200] [--seconds 60] [--bot-seconds 0.5]
+With `--clocks N`, N more events run their clocks meanwhile (bench/clock.py's: two
+entrants each, 10-to-15-second levels and breaks), moved to start as the window
+opens: how late the clock's transitions are while the tables load the machine
+(applied minus scheduled, over those due in the window; the target of
+bench/clock.py, p99 < 250 ms, applies). Their heads-up tables add to the room.
+
+    uv run python bench/table_latency.py [--tables 200] [--seconds 60] [--bot-seconds 0.5] [--clocks 0]
 
 Ends with `RESULT action_p99_ms` (target: at most 150 ms) and `RESULT
 room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minutes.
@@ -64,7 +70,15 @@ if __name__ == "__main__":
 import redis  # noqa: E402
 from websockets.frames import Frame, Opcode  # noqa: E402
 
-from bench.clock import Processes, wait_for_worker  # noqa: E402
+from bench.clock import (  # noqa: E402
+    PENDING,
+    Processes,
+    applied_transitions,
+    expected_transitions,
+    move_starts,
+    wait_for_worker,
+)
+from bench.clock import seed as clock_events  # noqa: E402
 from bench.fanout import Client, group_cpu, percentile, raise_open_files  # noqa: E402
 from bench.hands import bot_tournament  # noqa: E402
 from bench.harness import free_port, procfile, throwaway_database, wait_ready  # noqa: E402
@@ -363,7 +377,14 @@ class Room:
 
 
 async def run(
-    args, *, tournament_id: int, people, seated: dict[int, int], ports: dict[str, int], processes: Processes
+    args,
+    *,
+    tournament_id: int,
+    people,
+    seated: dict[int, int],
+    ports: dict[str, int],
+    processes: Processes,
+    clocks: list[int],
 ) -> dict:
     from django.utils import timezone
 
@@ -379,6 +400,9 @@ async def run(
         processes.start(name, command[name])
     await asyncio.get_running_loop().run_in_executor(None, wait_for_worker, processes)
     start = time.perf_counter() + args.warm_up
+    if clocks:  # the sweep queues each start (30 s ahead, as in production) during the warm-up
+        first = timezone.now() + timedelta(seconds=args.warm_up)
+        await asyncio.get_running_loop().run_in_executor(None, move_starts, clocks, first)
     room.window = (start, start + args.seconds)
     playing = asyncio.create_task(room.play(room.window[1]))
     await asyncio.sleep(args.warm_up)
@@ -407,7 +431,48 @@ async def run(
         "cpu": {name: cpu_ended[name] - cpu_began[name] for name in cpu_began},
         "behind": behind,
         "sockets": sockets,
+        "window": (window_began, window_ended),
     }
+
+
+def report_clocks(clocks: list[int], window: tuple) -> None:
+    """How late the clock applied the transitions of `clocks` due in the window."""
+    began, ended = window
+    due = [at for done in expected_transitions(clocks, ended).values() for _, at, _ in done if at >= began]
+    late = sorted(
+        (applied - at).total_seconds() * 1000
+        for at, applied, change in applied_transitions(clocks)[1]
+        if change != PENDING and began <= at <= ended
+    )
+    if not late:
+        print(f"the clocks: none of the {len(due)} transitions due in the window was applied")
+        return
+    print(
+        f"the clocks of {len(clocks)} more events, under the tables' load: {len(late)} of {len(due)} transitions"
+        f" due in the window applied; applied - scheduled p50 {percentile(late, 0.5):.1f} ms,"
+        f" p99 {percentile(late, 0.99):.1f} ms, max {late[-1]:.1f} ms"
+    )
+
+
+def report_machine(args: argparse.Namespace, found: dict) -> None:
+    """The load, each process's CPU and the worker's backlog in the window."""
+    print(
+        "load average (1, 5, 15 min) at the window's start {} and end {}".format(
+            *(" ".join(f"{x:.2f}" for x in load) for load in found["load"])
+        )
+    )
+    seconds = found["seconds"]
+    print(
+        "CPU in the window, in cores (CPU seconds a second): "
+        + ", ".join(f"{name} {used / seconds:.2f}" for name, used in found["cpu"].items())
+        + f" of {os.cpu_count()}; PostgreSQL, Redis and other work are the machine's rest"
+    )
+    overdue = sorted(count for count, _ in found["behind"])
+    oldest = sorted(age for _, age in found["behind"])
+    print(
+        f"the worker's backlog, sampled each second: turns past their deadline median {percentile(overdue, 0.5)}"
+        f" of {args.tables} tables, the oldest {percentile(oldest, 0.5):.1f} s late (median), {oldest[-1]:.1f} s (max)"
+    )
 
 
 def bench(args: argparse.Namespace, tmp: Path) -> int:
@@ -425,6 +490,7 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
     from tournaments.models import Entry
 
     tournament_id, people = seed(args.tables)
+    clocks = clock_events(args.clocks) if args.clocks else []
     seated = dict(Entry.objects.filter(pk__in=people).values_list("table__number", "pk"))  # table: its person
     connections.close_all()
     ports = {"web": free_port(), "ws": free_port()}
@@ -437,7 +503,15 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
         wait_ready(ports["web"], processes.procs["web"], timeout=60)
         wait_ready(ports["ws"], processes.procs["ws"], timeout=60)
         found = asyncio.run(
-            run(args, tournament_id=tournament_id, people=people, seated=seated, ports=ports, processes=processes)
+            run(
+                args,
+                tournament_id=tournament_id,
+                people=people,
+                seated=seated,
+                ports=ports,
+                processes=processes,
+                clocks=clocks,
+            )
         )
     finally:
         processes.stop()
@@ -472,23 +546,9 @@ def bench(args: argparse.Namespace, tmp: Path) -> int:
             f" p99 {percentile(fetches, 0.99):.0f} ms; HTTP statuses {room.own_statuses}"
         )
     print(f"room: {found['hands']} hands ended in the window = {hands_per_s:.1f} hands/s")
-    print(
-        "load average (1, 5, 15 min) at the window's start {} and end {}".format(
-            *(" ".join(f"{x:.2f}" for x in load) for load in found["load"])
-        )
-    )
-    seconds = found["seconds"]
-    print(
-        "CPU in the window, in cores (CPU seconds a second): "
-        + ", ".join(f"{name} {used / seconds:.2f}" for name, used in found["cpu"].items())
-        + f" of {os.cpu_count()}; PostgreSQL, Redis and other work are the machine's rest"
-    )
-    overdue = sorted(count for count, _ in found["behind"])
-    oldest = sorted(age for _, age in found["behind"])
-    print(
-        f"the worker's backlog, sampled each second: turns past their deadline median {percentile(overdue, 0.5)}"
-        f" of {args.tables} tables, the oldest {percentile(oldest, 0.5):.1f} s late (median), {oldest[-1]:.1f} s (max)"
-    )
+    report_machine(args, found)
+    if clocks:
+        report_clocks(clocks, found["window"])
     if args.tables != TABLES:
         print(f"NOTE: {args.tables} tables, not {TABLES}")
     print(f"RESULT action_p99_ms {p99:.1f}")
@@ -506,6 +566,7 @@ def main() -> int:
     parser.add_argument(
         "--bot-seconds", type=float, default=BOT_SECONDS, help="a bot's time to think (production's default: 1.5)"
     )
+    parser.add_argument("--clocks", type=int, default=0, help="events running their clocks meanwhile")
     args = parser.parse_args()
     raise_open_files(args.tables * args.watchers + 1024)
     redis.Redis.from_url(REDIS_URL).flushdb()
