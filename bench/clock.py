@@ -208,6 +208,15 @@ class Processes:
             stop(proc)
 
 
+def start_celery(processes: Processes) -> None:
+    """Starts the Procfile's `worker` (the tables), `clock` and `beat`, and waits until
+    both workers answer."""
+    command = procfile()
+    for name in ("worker", "clock", "beat"):
+        processes.start(name, command[name])
+    wait_for_worker(processes)
+
+
 def wait_for_worker(processes: Processes) -> None:
     """Until every Celery worker started (`worker`, `clock`) answers a ping over the broker."""
     from config.celery import app
@@ -407,10 +416,7 @@ def run_clocks(ids: list[int], tmp: Path) -> tuple[Run, datetime, datetime, int]
 
     processes = Processes(tmp, dict(os.environ))
     try:
-        command = procfile()
-        for name in ("clock", "worker", "beat"):
-            processes.start(name, command[name])
-        wait_for_worker(processes)
+        start_celery(processes)
         first = timezone.now() + timedelta(seconds=LEAD)
         move_starts(ids, first)
         scheduled = expected_transitions(ids, first + HORIZON)

@@ -65,7 +65,7 @@ import redis  # noqa: E402
 from pokerkit import Automation, Mode, NoLimitTexasHoldem  # noqa: E402
 
 from bench.clock import Processes  # noqa: E402
-from bench.harness import procfile, throwaway_database  # noqa: E402
+from bench.harness import throwaway_database  # noqa: E402
 from tests.bot_mtt import LEVEL_SECONDS as MTT_LEVEL_SECONDS  # noqa: E402
 from tests.bot_mtt import LEVELS as MTT_LEVELS  # noqa: E402
 from tests.bot_mtt import STACK as MTT_STACK  # noqa: E402
@@ -260,12 +260,9 @@ def bot_mtt(entrants: int, tmp: Path) -> dict:
     )
     print(f"(c) {entrants} bots registered in {time.perf_counter() - setup_began:.1f} s")
     try:
-        command = procfile()
-        for name in ("worker", "clock", "beat"):
-            processes.start(name, command[name])
-        from bench.clock import wait_for_worker
+        from bench.clock import start_celery
 
-        wait_for_worker(processes)
+        start_celery(processes)
         # The start moves near once the worker is up (its boot is not the tournament's
         # time), through the admin's edit, which has the clock's sweep look at it.
         tournament = Tournament.objects.get(pk=tournament.pk)

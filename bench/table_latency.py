@@ -76,7 +76,7 @@ from bench.clock import (  # noqa: E402
     applied_transitions,
     expected_transitions,
     move_starts,
-    wait_for_worker,
+    start_celery,
 )
 from bench.clock import seed as clock_events  # noqa: E402
 from bench.fanout import Client, group_cpu, percentile, raise_open_files  # noqa: E402
@@ -395,10 +395,7 @@ async def run(
     await room.connect(ports["ws"], {number: people[entry_id] for number, entry_id in seated.items()})
     sockets = sum(len(group) for group in room.sockets.values())
     print(f"{sockets} sockets on {len(room.sockets)} tables connected in {time.perf_counter() - began:.1f} s")
-    command = procfile()
-    for name in ("worker", "clock", "beat"):
-        processes.start(name, command[name])
-    await asyncio.get_running_loop().run_in_executor(None, wait_for_worker, processes)
+    await asyncio.get_running_loop().run_in_executor(None, start_celery, processes)
     start = time.perf_counter() + args.warm_up
     if clocks:  # the sweep queues each start (30 s ahead, as in production) during the warm-up
         first = timezone.now() + timedelta(seconds=args.warm_up)

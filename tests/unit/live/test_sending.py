@@ -43,8 +43,8 @@ def layer(monkeypatch):
     monkeypatch.setattr(sending, "get_channel_layer", lambda: layer)
     loop = sending._SendingLoop()
     monkeypatch.setattr(sending, "_loop", loop)
-    # A fresh queue each: a flush the last test asked for on a loop it has since
-    # stopped never ran, and would hold the flushing lock for good.
+    # A fresh queue and flushing lock each, whatever the last test's loops left behind
+    # (the served loop of one is stopped by asyncio.run, not by ended()).
     monkeypatch.setattr(sending, "_texts", collections.deque())
     monkeypatch.setattr(sending, "_refreshes", {})
     monkeypatch.setattr(sending, "_flushing", threading.Lock())
