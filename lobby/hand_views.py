@@ -41,13 +41,7 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
     names = _names([hand])
     deck = [hand.deck[i : i + 2] for i in range(0, len(hand.deck), 2)]
     shown = (hand.result or {}).get("shown", {})
-    hidden = {
-        position
-        for seat in hand.seats
-        if int(seat) != viewer and seat not in shown
-        for position in played.hole_positions(int(seat))
-    }
-    proof = deck_proof(deck, hand.salt, hidden) if over else []
+    proof = deck_proof(deck, hand.salt, played.seen_positions(viewer, {int(seat) for seat in shown})) if over else []
     players = [
         {
             "seat": int(seat),
