@@ -29,6 +29,7 @@ FINISHED = [HandStatus.FINISHED, HandStatus.REPORTED]
 HISTORY_PAGE_SIZE = 50
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
     """A hand's history and its deck's proof; `?format=phh` downloads it."""
@@ -80,6 +81,7 @@ def my_hands(request: HttpRequest) -> HttpResponse:
     return render(request, "lobby/my_hands.html", {"page": page, "lines": hand_lines(list(page), player_id)})
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 def table_history(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Every finished hand of a table, in PHH, as anyone may see them."""
@@ -91,6 +93,7 @@ def table_history(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return _phh(hands, viewer_entries=_own_entries(request, tournament), name=f"table-{pk}-{number}.phh")
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 @login_required
 def own_history(request: HttpRequest, pk: int) -> HttpResponse:
