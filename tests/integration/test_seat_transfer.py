@@ -4,6 +4,7 @@ audited; the new holder plays the hand in play, the old one no longer can."""
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import UserFactory
@@ -11,6 +12,7 @@ from tests.tables import in_play, started
 from tournaments.models import Entry, EntryStatus
 from tournaments.services.hands import entry_of
 from tournaments.services.refusals import TournamentError
+from tournaments.services.seats import entry_transfer
 from tournaments.services.tables import hand_act
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +91,22 @@ def test_a_player_cannot_move_a_seat(player):
 
     assert response.status_code == 403
     assert Entry.objects.get(pk=entries[0].pk).player_id == entries[0].player_id
+
+
+def test_the_transfer_service_itself_refuses_an_actor_without_staff_rights(player):
+    tournament, entries = started([1000, 1000, 1000])
+    target = UserFactory()
+
+    with pytest.raises(TournamentError, match="Only staff may move a seat") as refused:
+        entry_transfer(
+            tournament_id=tournament.pk,
+            source=entries[0].player,
+            target=target,
+            actor=player,
+            reason="I say so",
+            now=timezone.now(),
+        )
+
+    assert refused.value.code == "transfer_staff_only"
+    assert Entry.objects.get(pk=entries[0].pk).player_id == entries[0].player_id
+    assert not AuditEntry.objects.filter(action="tournaments.entry.transferred").exists()

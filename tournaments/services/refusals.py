@@ -83,6 +83,7 @@ REFUSALS = {
     "chat_too_fast": gettext_lazy("You are writing too fast: wait a few seconds."),
     "mute_minutes": gettext_lazy("Mute for 1 minute to 30 days."),
     # Seat transfers (rule 21).
+    "transfer_staff_only": gettext_lazy("Only staff may move a seat to another account (rule 21)."),
     "transfer_same": gettext_lazy("A seat can only move to another account."),
     "transfer_no_seat": gettext_lazy("That player has no seat in play in this tournament."),
     "transfer_target_entered": gettext_lazy(

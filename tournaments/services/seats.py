@@ -23,7 +23,10 @@ def entry_transfer(
 ) -> Entry:
     """`source`'s seat in the tournament under way goes to `target` (staff only, rule
     21), under the tournament's row lock. Refused without a reason, when `source`
-    has no seat in play, or when `target` is entered already (rule 9) or is `source`."""
+    has no seat in play, or when `target` is entered already (rule 9) or is `source`;
+    refused to an `actor` without staff rights, whoever calls."""
+    if not actor.is_staff:
+        raise refuse("transfer_staff_only")
     reason = (reason or "").strip()
     if not reason:
         raise refuse("reason_required")
