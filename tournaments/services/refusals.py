@@ -38,6 +38,9 @@ REFUSALS = {
     "eliminated": gettext_lazy("You are out of this tournament."),
     # Staff actions: every one needs a reason players and support can read (rule 1).
     "reason_required": gettext_lazy("Give a reason: players and support will read it."),
+    "unwritable_text": gettext_lazy(
+        "The text holds a character that cannot be stored (a NUL or a broken character): remove it and send it again."
+    ),
     # The clock (rules 2, 17).
     "not_running": gettext_lazy("Only a tournament in play can be paused."),
     "not_paused": gettext_lazy("The tournament is not paused."),
@@ -127,3 +130,9 @@ def refuse(code: str, **params: object) -> TournamentError:
     """The refusal `code`, its message filled in with `params`, to raise."""
     message = str(REFUSALS[code])
     return TournamentError(message % params if params else message, code)
+
+
+def unwritable(text: str) -> bool:
+    """Whether `text` holds what the database cannot store: a NUL, or a lone
+    surrogate (no UTF-8 for it)."""
+    return "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)
