@@ -119,6 +119,14 @@ REFUSALS = {
     "clock_running": gettext_lazy("Stop the clock first: proposals come once every player wants to negotiate."),
     "clock": gettext_lazy("The clock cannot be stopped now: %(reason)s"),
     "bad_amounts": gettext_lazy("That proposal does not add up: %(reason)s."),
+    "amounts_short": gettext_lazy(
+        "The amounts add up to %(proposed)s, %(gap)s short of the %(to_share)s the deal shares "
+        "(the prizes, %(prizes)s, less %(play_for)s left to play for)."
+    ),
+    "amounts_too_much": gettext_lazy(
+        "The amounts add up to %(proposed)s, %(gap)s more than the %(to_share)s the deal shares "
+        "(the prizes, %(prizes)s, less %(play_for)s left to play for)."
+    ),
     "not_open": gettext_lazy("This proposal is no longer open."),
     "players_changed": gettext_lazy(
         "A player has been eliminated since the negotiation began; a deal must include every remaining player."
