@@ -1,6 +1,8 @@
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
+from django.core.validators import MaxLengthValidator
 from django.utils.functional import lazy
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
@@ -75,3 +77,14 @@ class SignUpForm(forms.Form):
     def sign_up_arguments(self) -> dict[str, str]:
         """The cleaned input as user_sign_up's keyword arguments."""
         return {name: value for name, value in self.cleaned_data.items() if name != "password_confirm"}
+
+
+class LogInForm(AuthenticationForm):
+    """Django's log-in form, its username no longer than an account's: Django sets
+    the field's length once the field is made, so it is never checked, and the log of
+    failed log-ins (django-axes) cannot keep a longer one."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        username = self.fields["username"]
+        username.validators.append(MaxLengthValidator(username.max_length))

@@ -21,7 +21,8 @@ class InvalidRequestSerializer(ErrorSerializer):
 
 
 class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    # No account's username is longer (User.username), nor can the log of failed log-ins keep one.
+    username = serializers.CharField(max_length=150)
     password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
 
 

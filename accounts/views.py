@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
-from accounts.forms import SignUpForm
+from accounts.forms import LogInForm, SignUpForm
 from accounts.rate_limit import SIGN_UP_LIMIT, client_address, over_limit
 from accounts.services import user_sign_up
 
@@ -113,6 +113,7 @@ class LogIn(FormErrorIs400, auth_views.LoginView):
     """Django's login; django-axes limits failed attempts (settings.AXES_*)."""
 
     template_name = "accounts/login.html"
+    authentication_form = LogInForm
 
 
 class LogOut(auth_views.LogoutView):

@@ -1,5 +1,5 @@
 """What the whole API (/api/) shares beyond DRF's settings: its JSON parser, which
-takes only a JSON object, and JSON answers where Django itself answers an error
+takes only a JSON object of Unicode text, and JSON answers where Django itself answers an error
 under /api/ (an unknown address, a bad request, a crash), so a client never gets
 an HTML page. The shape is the API's own `{"code", "message"}`
 (tournaments.api.exception_handler)."""
@@ -23,7 +23,25 @@ class JSONObjectParser(JSONParser):
             raise ParseError(
                 _('Send a JSON object, such as {"name": value}, not a list, a string or a number.'), code="invalid"
             )
+        if not _is_unicode(data):
+            # "\ud800" is valid JSON but no text: nothing could store it or write it back.
+            raise ParseError(_("Send text as Unicode: a lone surrogate (such as \\ud800) is not a character."))
         return data
+
+
+def _is_unicode(data) -> bool:
+    """Whether every string in `data`, names included, is text UTF-8 can encode."""
+    if isinstance(data, str):
+        try:
+            data.encode()
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(data, dict):
+        return all(_is_unicode(key) and _is_unicode(value) for key, value in data.items())
+    if isinstance(data, list):
+        return all(_is_unicode(value) for value in data)
+    return True
 
 
 class PageNumbers(PageNumberPagination):

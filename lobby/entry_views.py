@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from lobby.forms import PurchaseForm, RegisterForm
 from tournaments.models import (
     ENTERED,
     Entry,
@@ -171,13 +172,15 @@ def _answer(request, tournament: Tournament, *, message: str = "", error: str = 
     return redirect("lobby:tournament", pk=tournament.pk)
 
 
-def _ticket(request) -> int | None:
-    value = request.POST.get("ticket", "")
-    return int(value) if value.isdigit() else None
+# What a registration, rebuy or add-on button posts is the page's own: changed, it is refused.
+BUTTON_CHANGED = gettext_lazy("This button is out of date: load the page again and choose again.")
 
 
 @require_POST
 def register(request, pk: int):
+    form = RegisterForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, pk)
     return _act(
         request,
         pk,
@@ -185,12 +188,19 @@ def register(request, pk: int):
             tournament_id=tournament.pk,
             player=request.user,
             now=timezone.now(),
-            form=request.POST.get("form") or None,
-            ticket_id=_ticket(request),
-            idempotency_key=request.POST.get("key") or None,
+            form=form.cleaned_data["form"] or None,
+            ticket_id=form.cleaned_data["ticket"],
+            idempotency_key=form.cleaned_data["key"] or None,
         ),
         _("You are registered. Good luck!"),
     )
+
+
+def _refused(request, pk: int):
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if not request.user.is_authenticated:
+        return _to_login(request, pk)
+    return _answer(request, tournament, error=str(BUTTON_CHANGED), status=400)
 
 
 @require_http_methods(["GET", "POST"])
@@ -242,6 +252,9 @@ def refund_text(purchases: Iterable[Purchase]) -> str:
 
 
 def _buy_chips(request, pk: int, service, success: str):
+    form = PurchaseForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, pk)
     return _act(
         request,
         pk,
@@ -249,7 +262,7 @@ def _buy_chips(request, pk: int, service, success: str):
             tournament_id=tournament.pk,
             player=request.user,
             now=timezone.now(),
-            idempotency_key=request.POST.get("key") or None,
+            idempotency_key=form.cleaned_data["key"] or None,
         ),
         success,
     )

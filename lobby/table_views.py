@@ -14,12 +14,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import Hand as PlayedHand
 from tournaments.selectors import tournament_clock
 from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.hands import entry_time_bank
-from tournaments.services.refusals import TournamentError
+from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.tables import entry_sit_out, hand_act
 from tournaments.table_selectors import OwnSeat, table_current, table_hand, table_own
 
@@ -52,18 +53,19 @@ def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """The player's action: fold, check or call, bet or raise to an amount."""
     tournament, table = _table(pk, number)
-    try:
-        hand_id, at = int(request.POST["hand"]), int(request.POST["at"])
-        amount = int(request.POST["amount"]) if request.POST.get("amount", "").strip() else None
-    except (KeyError, ValueError):
-        return _own_response(request, tournament, table, error=_("Choose an action and a whole number of chips."))
+    form = TableActionForm(request.POST)
+    if not form.is_valid():
+        # The hand and its count of actions are the page's own: changed, they name no turn.
+        moved_on = "hand" in form.errors or "at" in form.errors
+        error = refuse("hand_moved_on").message if moved_on else _("Choose an action and a whole number of chips.")
+        return _own_response(request, tournament, table, error=error)
     try:
         hand_act(
-            hand_id=hand_id,
+            hand_id=form.cleaned_data["hand"],
             player_id=request.user.pk,
-            at=at,
-            kind=request.POST.get("kind", ""),
-            amount=amount,
+            at=form.cleaned_data["at"],
+            kind=form.cleaned_data["kind"],
+            amount=form.cleaned_data["amount"],
             now=timezone.now(),
         )
     except TournamentError as refused:
@@ -77,11 +79,14 @@ def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Sit out (dealt in, folded or checked at once: rule 18.4) or come back."""
     tournament, table = _table(pk, number)
+    form = SitOutForm(request.POST)
+    if not form.is_valid():
+        return _own_response(request, tournament, table, error=_("Choose to sit out or to sit in."))
     try:
         entry_sit_out(
             tournament_id=tournament.pk,
             player_id=request.user.pk,
-            sitting_out=request.POST.get("sitting_out") == "1",
+            sitting_out=form.cleaned_data["sitting_out"],
             now=timezone.now(),
         )
     except TournamentError as refused:

@@ -9,7 +9,6 @@ adds `"fields"`, the messages by field. A refusal by the rules (a TournamentErro
 is a 400, except those in REFUSAL_STATUS.
 """
 
-import re
 from dataclasses import dataclass
 
 from django import forms
@@ -29,7 +28,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
-from tournaments.forms import LobbyFilterForm
+from tournaments.forms import IDEMPOTENCY_KEY, LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
 from tournaments.selectors import (
@@ -270,7 +269,6 @@ class TournamentDetailApi(PublicApiView, RetrieveAPIView):
 
 # The signed-in player's own registration, purchases and wallet
 
-IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
 IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     {"type": "string", "pattern": f"^{IDEMPOTENCY_KEY.pattern}$"},

@@ -1,6 +1,7 @@
 """The lobby's filters, shared by the lobby page and the API so both accept and
-refuse exactly the same input."""
+refuse exactly the same input; and the idempotency keys both take."""
 
+import re
 from datetime import timedelta
 
 from django import forms
@@ -26,6 +27,12 @@ from django.utils.translation import gettext_lazy as _
 from tournaments.models import ENTERED, TAG_FILTERS, BettingStructure, Entry, EntryKind, Game, Status, Tag, Tournament
 from wallet.models import Currency
 from wallet.money import minor_units
+
+# A client's key for one request (a purchase made once however often it is sent):
+# the API's Idempotency-Key header, the key the pages' buttons carry.
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
+# The largest id the database's integers hold.
+LARGEST_ID = 2**63 - 1
 
 # The prize pool the lobby shows and sorts by: what entrants paid in, or the guarantee.
 POOL = Greatest(F("prize_contributions"), F("guarantee"))

@@ -336,17 +336,19 @@ def staff_adjust(
         raise WalletError(_("A staff adjustment needs a reason."))
     if amount == 0:
         raise WalletError(_("An adjustment of zero changes nothing."))
-    player, house = wallet_account(user, currency), house_account(currency)
-    source, destination = (house, player) if amount > 0 else (player, house)
-    return transfer_create(
-        source=source,
-        destination=destination,
-        amount=abs(amount),
-        reason=TransferReason.STAFF_ADJUSTMENT,
-        idempotency_key=idempotency_key,
-        actor=actor,
-        memo=reason.strip()[:200],
-    )
+    # One transaction: a debit refused below zero leaves no account opened for it.
+    with transaction.atomic():
+        player, house = wallet_account(user, currency), house_account(currency)
+        source, destination = (house, player) if amount > 0 else (player, house)
+        return transfer_create(
+            source=source,
+            destination=destination,
+            amount=abs(amount),
+            reason=TransferReason.STAFF_ADJUSTMENT,
+            idempotency_key=idempotency_key,
+            actor=actor,
+            memo=reason.strip()[:200],
+        )
 
 
 def tmoney_issue(

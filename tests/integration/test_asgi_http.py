@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from config.middleware import StaticFilesMiddleware
+from config.middleware import StaticFilesMiddleware, TextInputMiddleware
 from lobby.middleware import ViewerTimezoneMiddleware
 
 
@@ -39,3 +39,16 @@ def test_static_files_and_pages_both_pass_the_async_static_middleware(rf):
     assert static.status_code == 200
     assert static["content-type"].startswith("text/css")
     static.close()
+
+
+def test_text_that_cannot_be_read_is_refused_before_an_async_view(rf):
+    async def page(request):
+        return HttpResponse("the page")
+
+    middleware = TextInputMiddleware(page)
+    refused = asyncio.run(middleware(rf.post("/", "q=a%00b", content_type="application/x-www-form-urlencoded")))
+    passed = asyncio.run(middleware(rf.get("/?q=caf%C3%A9")))
+
+    assert refused.status_code == 400
+    assert "NUL character" in refused.content.decode()
+    assert passed.content == b"the page"

@@ -1,6 +1,7 @@
 """Tournament Info's players list: stacks, tables and ranks while in, places and
 prizes once out; searched by screen name, a page at a time."""
 
+import pytest
 from django.utils import timezone
 
 from lobby.player_views import PLAYERS_PAGE_SIZE
@@ -126,3 +127,15 @@ def test_the_list_reads_a_few_queries_however_big_the_field(client, db, django_a
 
 def test_an_unknown_event_has_no_players_page(client, db):
     assert client.get("/tournaments/987654/players/").status_code == 404
+
+
+@pytest.mark.parametrize("query", ["?q=a%00b", "?q=%ED%A0%80"])
+def test_a_search_with_a_nul_or_bytes_that_are_not_text_is_refused_with_a_reason(client, player, query):
+    tournament = TournamentFactory()
+    registered(tournament, player)
+
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.get(f"/tournaments/{tournament.pk}/players/{query}", headers=headers)
+
+        assert response.status_code == 400
+        assert "a NUL character or bytes that are not UTF-8" in response.content.decode()

@@ -256,6 +256,28 @@ def test_the_table_page_acts_for_the_player_and_refuses_another(client):
     assert len(Hand.objects.get(pk=row.pk).actions) == 1
 
 
+@pytest.mark.parametrize("at", ["-1000", "-1", "99999999999999999999999", "one"])
+def test_an_action_chosen_at_a_count_of_actions_no_hand_had_is_refused_and_changes_nothing(client, at):
+    tournament = started(3)
+    row = act_first(tournament)  # one action: "-1" would name it, counted from the end
+    mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
+    client.force_login(mover)
+
+    answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": at, "kind": "cc"})
+
+    assert answer.status_code == 400
+    assert "The hand has moved on since you chose: look at the table again." in answer.content.decode()
+    assert Hand.objects.get(pk=row.pk).actions == row.actions
+    with pytest.raises(TournamentError, match="The hand has moved on"):
+        hand_act(hand_id=row.pk, player_id=mover.pk, at=-1000, kind="cc", now=timezone.now())
+
+
+def act_first(tournament: Tournament) -> Hand:
+    row = in_play(tournament)
+    player = Entry.objects.get(pk=entry_of(row, row.to_act)).player_id
+    return hand_act(hand_id=row.pk, player_id=player, at=0, kind="cc", now=timezone.now()).hand
+
+
 def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, django_assert_num_queries):
     tournament = started(3)
     row = in_play(tournament)

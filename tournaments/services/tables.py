@@ -97,6 +97,8 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         )
         if seat is None:
             raise refuse("not_in_hand")
+        if at < 0:  # a count of actions: never an index from the end
+            raise refuse("hand_moved_on")
         if at < len(row.actions):
             if Action(seat, action_kind, amount).to_json() == row.actions[at]:
                 return Played(row, retry=True)
