@@ -21,7 +21,7 @@ from tournaments.events import TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_pause, tournament_resume
-from tournaments.services.refusals import REFUSALS, TournamentError, refuse, unwritable
+from tournaments.services.refusals import REFUSALS, TournamentError, reason_given, refuse
 from wallet.models import Currency
 from wallet.money import format_money
 
@@ -241,20 +241,16 @@ def _propose(
 
 def proposal_withdraw(*, proposal_id: int, staff: "User", reason: str, now: datetime) -> Proposal:
     """Staff withdraw a proposal, for instance one too lopsided to accept (rules 1, 20)."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise refuse("reason_required")
-    if unwritable(reason):
-        raise refuse("unwritable_text")
+    reason = reason_given(reason)
     with transaction.atomic():
         proposal = Proposal.objects.select_related("negotiation").get(pk=proposal_id)
         negotiation = _negotiation(proposal.negotiation_id, staff=staff)
         proposal.refresh_from_db()
         if proposal.status != ProposalStatus.OPEN:
             raise refuse("not_open")
-        proposal.status, proposal.closed_at, proposal.close_reason = ProposalStatus.WITHDRAWN, now, reason[:200]
+        proposal.status, proposal.closed_at, proposal.close_reason = ProposalStatus.WITHDRAWN, now, reason
         proposal.save(update_fields=["status", "closed_at", "close_reason"])
-        audit_log(action="deals.withdrawn", subject=negotiation, actor=staff, reason=reason[:200])
+        audit_log(action="deals.withdrawn", subject=negotiation, actor=staff, reason=reason)
         _changed(negotiation)
         return proposal
 
@@ -322,14 +318,10 @@ def _answer(
 
 def negotiation_end(*, negotiation_id: int, staff: "User", reason: str, now: datetime) -> Negotiation:
     """Staff end the negotiation without a deal; the clock goes again."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise refuse("reason_required")
-    if unwritable(reason):
-        raise refuse("unwritable_text")
+    reason = reason_given(reason)
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id, staff=staff)
-        _end(negotiation, now=now, reason=reason[:200], actor=staff)
+        _end(negotiation, now=now, reason=reason, actor=staff)
         _changed(negotiation)
         return negotiation
 

@@ -38,6 +38,7 @@ REFUSALS = {
     "eliminated": gettext_lazy("You are out of this tournament."),
     # Staff actions: every one needs a reason players and support can read (rule 1).
     "reason_required": gettext_lazy("Give a reason: players and support will read it."),
+    "reason_too_long": gettext_lazy("A reason has at most %(length)s characters."),
     "unwritable_text": gettext_lazy(
         "The text holds a character that cannot be stored (a NUL or a broken character): remove it and send it again."
     ),
@@ -145,3 +146,19 @@ def unwritable(text: str) -> bool:
     """Whether `text` holds what the database cannot store: a NUL, or a lone
     surrogate (no UTF-8 for it)."""
     return "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)
+
+
+REASON_LENGTH = 200  # what the audit log and the models keep of a reason
+
+
+def reason_given(reason: str | None) -> str:
+    """A staff member's reason as it is stored: stripped, and refused when it is
+    missing, too long to keep whole, or holds what cannot be stored."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise refuse("reason_required")
+    if len(reason) > REASON_LENGTH:
+        raise refuse("reason_too_long", length=REASON_LENGTH)
+    if unwritable(reason):
+        raise refuse("unwritable_text")
+    return reason
