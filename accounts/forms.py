@@ -1,7 +1,7 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
 
@@ -10,7 +10,7 @@ from accounts.models import User
 from accounts.services import SCREEN_NAME_MIN_LENGTH, SIGN_UP_CURRENCIES
 
 
-def _country_choices() -> list[tuple[str, str]]:
+def _country_choices() -> list[tuple[str, str | Promise]]:
     return [("", _("Choose your country")), *country_choices()]
 
 
@@ -66,7 +66,8 @@ class SignUpForm(forms.Form):
         return password
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         password, again = cleaned.get("password"), cleaned.get("password_confirm")
         if password and again and password != again:
             self.add_error("password_confirm", _("The two passwords are not the same."))
