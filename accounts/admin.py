@@ -9,7 +9,7 @@ class UserAdmin(BaseUserAdmin):
     list_display = ("username", "screen_name", "email", "country", "is_staff", "is_superuser")
     search_fields = ("username", "screen_name", "email")
     fieldsets = (
-        *BaseUserAdmin.fieldsets,
+        *(BaseUserAdmin.fieldsets or ()),
         ("Player", {"fields": ("screen_name", "country", "preferred_currency", "language", "is_team_pro")}),
     )
     add_fieldsets = (

@@ -3,7 +3,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
 from django.core.validators import MaxLengthValidator
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
 
@@ -12,7 +12,7 @@ from accounts.models import User
 from accounts.services import SCREEN_NAME_MIN_LENGTH, SIGN_UP_CURRENCIES
 
 
-def _country_choices() -> list[tuple[str, str]]:
+def _country_choices() -> list[tuple[str, str | Promise]]:
     return [("", _("Choose your country")), *country_choices()]
 
 
@@ -68,7 +68,8 @@ class SignUpForm(forms.Form):
         return password
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         password, again = cleaned.get("password"), cleaned.get("password_confirm")
         if password and again and password != again:
             self.add_error("password_confirm", _("The two passwords are not the same."))
@@ -87,4 +88,6 @@ class LogInForm(AuthenticationForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         username = self.fields["username"]
+        assert isinstance(username, forms.CharField)  # Django's UsernameField
+        assert username.max_length is not None  # set from the user model's field
         username.validators.append(MaxLengthValidator(username.max_length))

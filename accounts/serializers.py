@@ -13,7 +13,8 @@ class ErrorSerializer(serializers.Serializer):
 class InvalidRequestSerializer(ErrorSerializer):
     """A request body or header the API cannot take, or a refusal by the rules."""
 
-    fields = serializers.DictField(
+    # DRF's metaclass takes declared fields out of the class: Serializer.fields stays.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text='Only for a body or header it cannot take: the messages by field ("Idempotency-Key" for the header).',

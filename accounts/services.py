@@ -1,6 +1,8 @@
 """Account use cases."""
 
 import unicodedata
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
@@ -18,7 +20,7 @@ from wallet.models import Currency
 # Cash currencies a player can prefer; T-Money is won, never chosen.
 SIGN_UP_CURRENCIES = (Currency.EUR, Currency.USD, Currency.DKK)
 SCREEN_NAME_MIN_LENGTH = 3
-screen_name_validators = [
+screen_name_validators: list[Callable[[Any], None]] = [
     MinLengthValidator(SCREEN_NAME_MIN_LENGTH),
     RegexValidator(
         r"\A[^\W_][\w .-]*\Z",

@@ -27,7 +27,7 @@ def audit_log_many(records: Iterable[AuditRecord]) -> list[AuditEntry]:
     return AuditEntry.objects.bulk_create(
         AuditEntry(
             action=record.action,
-            actor=record.actor if record.actor is not None and record.actor.is_authenticated else None,
+            actor_id=record.actor.pk if record.actor is not None and record.actor.is_authenticated else None,
             subject_type=record.subject._meta.label_lower,
             subject_id=str(record.subject.pk),
             reason=record.reason,

@@ -7,6 +7,7 @@ the embedded default serves both from here.
 import gc
 import os
 
+from asgiref.typing import ASGI3Application
 from django.core.asgi import get_asgi_application
 
 # A ws process keeps every open socket's objects for as long as the socket is open:
@@ -33,6 +34,8 @@ class SocketSessionMiddleware(SessionMiddleware):
     wrapper around every message the socket sends: the wrapper saves a session only
     on an HTTP response, which a socket never sends, and its work on every message
     was a share of a large fan-out's time that bench/fanout.py shows."""
+
+    inner: ASGI3Application  # AuthMiddleware, below
 
     async def __call__(self, scope, receive, send):
         wrapper = InstanceSessionWrapper(scope, send)

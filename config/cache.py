@@ -29,15 +29,16 @@ class RedisCacheClient(DjangoRedisCacheClient):
         self._options_key = repr(sorted(options.items()))
 
     def get_client(self, key=None, *, write=False):
-        server = self._servers[self._get_connection_pool_index(write)]
+        # Django's client sets these; django-stubs leaves its private attributes out.
+        server = self._servers[self._get_connection_pool_index(write)]  # type: ignore[attr-defined]
         shared = (server, self._options_key)
         client = _clients.get(shared)
         if client is None:
             with _clients_lock:
                 client = _clients.get(shared)
                 if client is None:
-                    pool = self._pool_class.from_url(server, **self._pool_options)
-                    client = _clients[shared] = self._client(connection_pool=pool)
+                    pool = self._pool_class.from_url(server, **self._pool_options)  # type: ignore[attr-defined]
+                    client = _clients[shared] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 

@@ -13,6 +13,7 @@ class UnknownAddressConsumer(WebsocketConsumer):
 
 
 websocket_urlpatterns: list = [
-    path("ws/live/", LiveConsumer.as_asgi()),
-    re_path(r"", UnknownAddressConsumer.as_asgi()),
+    # Channels' URLRouter takes Django's paths to ASGI applications; django-stubs expects views.
+    path("ws/live/", LiveConsumer.as_asgi()),  # type: ignore[arg-type]
+    re_path(r"", UnknownAddressConsumer.as_asgi()),  # type: ignore[arg-type]
 ]

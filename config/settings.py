@@ -142,6 +142,7 @@ if EMBEDDED:
         }
     }
 else:
+    assert DATABASE_URL is not None  # not EMBEDDED
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -298,7 +299,7 @@ SPECTACULAR_SETTINGS = {
 # Content-Security-Policy: only our own scripts and styles, no inline ones (the
 # pages' JavaScript is in static/js; htmx injects no indicator style), and the live
 # socket to the same host. The API docs page relaxes it for itself (config.urls).
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],

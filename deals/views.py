@@ -102,7 +102,7 @@ def _page_context(request, negotiation: Negotiation, typed: dict[str, str] | Non
         "proposal": proposal,
         "lines": lines,
         "my_answer": next((line.answer for line in lines if mine and line.entry_id == mine.entry_id), None),
-        "history": negotiation.proposals.exclude(pk=proposal.pk if proposal else None).order_by("-created_at"),
+        "history": negotiation.proposals.exclude(pk__in=[proposal.pk] if proposal else []).order_by("-created_at"),
         "deal": deal,
         "deal_lines": [
             {"player": p.entry.player.screen_name, "amount": deal.amount_for(p.entry_id)} for p in participants

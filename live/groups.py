@@ -78,10 +78,10 @@ def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | Non
             if shared["language"] not in LANGUAGES:
                 return False
         elif private := _PRIVATE.fullmatch(group):
-            if not signed_in or int(private["user"]) != user.pk:
+            if not signed_in or int(private["user"]) != user.pk:  # type: ignore[union-attr]  # signed in: a user
                 return False
         elif group == "staff":
-            if not signed_in or not user.is_staff:
+            if not signed_in or not user.is_staff:  # type: ignore[union-attr]  # signed in: our User
                 return False
         else:
             return False

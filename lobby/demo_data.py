@@ -4,8 +4,10 @@ Everything goes through the services (deposits through the ledger, entries throu
 registration), so the demo's books balance like production's.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -96,7 +98,7 @@ def _levels(count: int, minutes: int, ante_from: int = 4) -> list[tuple[int, int
     return levels
 
 
-STRUCTURES = {
+STRUCTURES: dict[str, tuple[str, Sequence[tuple[int, ...]]]] = {
     "Regular 12-minute": ("Standard online structure, 12-minute levels.", _levels(24, 12)),
     "Deepstack 20-minute": ("Slow structure for deep stacks, 20-minute levels.", _levels(24, 20)),
     "Turbo 6-minute": ("Turbo: 6-minute levels.", _levels(20, 6)),
@@ -352,7 +354,7 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
             )
         )
     # A day-and-a-half of the regular schedule, in three currencies and every game.
-    variations = [
+    variations: list[dict[str, Any]] = [
         dict(name="Hold'em Classic €{b}", game=Game.HOLDEM, betting=BettingStructure.NO_LIMIT),
         dict(name="PLO Grind €{b}", game=Game.OMAHA, betting=BettingStructure.POT_LIMIT),
         dict(name="Omaha Hi/Lo 8 or Better €{b}", game=Game.OMAHA_HILO, betting=BettingStructure.POT_LIMIT),

@@ -143,7 +143,7 @@ def registration_row(request, pk: int):
 
 
 def _register_button(option: PaymentOption) -> Button:
-    label = str(FORM_LABELS[option.form]) % {"amount": money(option.amount, option.currency)}
+    label = str(FORM_LABELS[PaymentForm(option.form)]) % {"amount": money(option.amount, option.currency)}
     return Button(label=label, form=option.form, ticket=option.ticket_id, affordable=option.affordable)
 
 
@@ -217,6 +217,7 @@ def unregister(request, pk: int):
     refusal = "not_registered" if entry is None else unregister_refusal(tournament, now=timezone.now())
     if refusal:
         return _answer(request, tournament, error=refuse(refusal).message, status=400)
+    assert entry is not None  # refused above otherwise
     refund = refund_text(entry.purchases.filter(refunded_at=None).order_by("pk"))
     context = {"tournament": tournament, "refund": refund}
     template = "lobby/unregister.html#card" if request.htmx else "lobby/unregister.html"

@@ -101,7 +101,7 @@ def own_history(request: HttpRequest, pk: int) -> HttpResponse:
     from then on, not before)."""
     tournament = get_object_or_404(Tournament, pk=pk)
     hands = list(
-        Hand.objects.filter(tournament=tournament, status__in=FINISHED, dealt__player=request.user)
+        Hand.objects.filter(tournament=tournament, status__in=FINISHED, dealt__player_id=request.user.pk)
         .select_related("table", "tournament")
         .order_by("started_at", "pk")
     )

@@ -13,16 +13,25 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
 
+from accounts.models import User
 from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import Entry, EntryStatus, Hand, Table, Tournament
-from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.hands import ShownHand
 from tournaments.selectors import tournament_clock
 from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.tables import entry_sit_out, hand_act
 from tournaments.table_selectors import OwnSeat, table_current, table_hand, table_own
+
+
+class SignedInRequest(HttpRequest):
+    """A request to a login_required view, as the middleware leaves it: htmx's details, a user."""
+
+    htmx: HtmxDetails
+    user: User
 
 
 @never_cache  # his own cards: no shared or back-button copies
@@ -37,20 +46,20 @@ def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @never_cache  # his own cards: no shared or back-button copies
 @require_GET
 @login_required
-def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def table_own_part(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The player's own part of the page, fetched again each time his table changes;
     when he has been moved, his page follows him to his new table."""
     tournament, table = _table(pk, number)
     entry = _entry(request, tournament)
     if entry is not None and entry.table_id not in (None, table.pk) and request.htmx:
-        return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))
+        return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))  # type: ignore[union-attr]  # table_id is set
     return _own_response(request, tournament, table, entry=entry)
 
 
 @never_cache  # his own cards: no shared or back-button copies
 @require_POST
 @login_required
-def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The player's action: fold, check or call, bet or raise to an amount."""
     tournament, table = _table(pk, number)
     form = TableActionForm(request.POST)
@@ -76,7 +85,7 @@ def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @never_cache  # his own cards: no shared or back-button copies
 @require_POST
 @login_required
-def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def table_sit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Sit out (dealt in, folded or checked at once: rule 18.4) or come back."""
     tournament, table = _table(pk, number)
     form = SitOutForm(request.POST)
@@ -96,14 +105,14 @@ def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def table_chat(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def table_chat(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """A message in the table's chat (rule 19: one discussing the hand in play is held back)."""
     tournament, table = _table(pk, number)
     try:
         posted = chat_post(
             tournament_id=tournament.pk,
             table=table.number,
-            player=request.user,  # type: ignore[arg-type]
+            player=request.user,
             text=request.POST.get("text", ""),
             now=timezone.now(),
         )
@@ -185,7 +194,7 @@ def _context(request: HttpRequest, tournament: Tournament, table: Table, *, erro
 
 
 def _own(
-    tournament: Tournament, table: Table, hand: Hand | None, played: PlayedHand | None, entry: Entry | None
+    tournament: Tournament, table: Table, hand: Hand | None, played: ShownHand | None, entry: Entry | None
 ) -> OwnSeat | None:
     """The player's seat at the table, whose hand in play (or last) is `hand`."""
     if entry is None:

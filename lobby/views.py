@@ -2,6 +2,7 @@ import functools
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -192,7 +193,10 @@ def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
     needs no form; a miss validates it and shares the answer, a 400 included."""
     viewer = (translation.get_language(), timezone.get_current_timezone_name(), sorted(params.items()), page_number)
     key = "lobby:" + hashlib.blake2b(repr(viewer).encode(), digest_size=16).hexdigest()
-    return cache.get_or_set(key, functools.partial(_render_parts, params, page_number), LOBBY_CACHE_SECONDS)
+    # A miss stores and returns the rendered parts: never None.
+    return cast(
+        LobbyParts, cache.get_or_set(key, functools.partial(_render_parts, params, page_number), LOBBY_CACHE_SECONDS)
+    )
 
 
 def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
@@ -239,7 +243,7 @@ def _columns(params: dict) -> list[dict]:
     current = params.get("sort", "start")
     columns = []
     for sort_key, label in COLUMNS:
-        column = {"label": label, "url": None, "sort": False}
+        column: dict[str, object] = {"label": label, "url": None, "sort": False}
         if sort_key:
             active = current.lstrip("-") == sort_key
             descending = current.startswith("-")

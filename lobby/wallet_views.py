@@ -24,7 +24,8 @@ def wallet(request):
     summary = wallet_summary(request.user)
     page = Paginator(wallet_history(request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     about = transfer_tournament_ids(page.object_list)
-    names = _tournament_names({ticket.tournament_ref for ticket in summary.tickets} - {None} | set(about.values()))
+    tickets_for = {ticket.tournament_ref for ticket in summary.tickets if ticket.tournament_ref is not None}
+    names = _tournament_names(tickets_for | set(about.values()))
     context = {
         "balances": summary.balances,
         "tickets": [_ticket_row(ticket, names) for ticket in summary.tickets],
@@ -64,5 +65,5 @@ def _history_row(row: dict, tournament_id: int | None, names: dict[int, str]) ->
         "credit": amount > 0,
         "amount_text": format_money_change(amount, row["currency"]),
         "tournament_id": tournament_id if tournament_id in names else None,
-        "tournament_name": names.get(tournament_id),
+        "tournament_name": names.get(tournament_id) if tournament_id is not None else None,
     }

@@ -5,6 +5,7 @@ made when the form is rendered, so a double submit moves money once."""
 import uuid
 from datetime import datetime, time, timedelta
 from decimal import Decimal
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -42,8 +43,9 @@ class MoneyActionForm(forms.Form):
     def renew_key(self) -> None:
         """A new key for a form shown again with its errors: nothing moved under the
         old one, and a key refused as used for another payment must not stick."""
-        self.data = self.data.copy()
-        self.data[self.add_prefix("idempotency_key")] = str(uuid.uuid4())
+        data = cast("dict[str, Any]", self.data).copy()  # the request's QueryDict (a dict) or a dict
+        data[self.add_prefix("idempotency_key")] = str(uuid.uuid4())
+        self.data = data
 
 
 def money_field(label, *, signed: bool = False) -> forms.DecimalField:
@@ -140,7 +142,8 @@ class SeatTransferForm(forms.Form):
     )
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         users = get_user_model()
         for field in ("source", "target"):
             if field in data:

@@ -45,9 +45,9 @@ def _page(request, *, status: int = 200):
             status__in=ENTERED,
         ).select_related("player")
     }
-    for flag in open_flags:
-        flag.hand_rows = hands[flag.pk]
-        flag.entries = [entries.get((flag.tournament_id, who)) for who in (flag.player_id, flag.other_id)]
+    for flag in open_flags:  # what the page shows beside each flag
+        flag.hand_rows = hands[flag.pk]  # type: ignore[attr-defined]
+        flag.entries = [entries.get((flag.tournament_id, who)) for who in (flag.player_id, flag.other_id)]  # type: ignore[attr-defined]
     withheld = (
         Entry.objects.filter(prize_hold=PrizeHold.WITHHELD)
         .select_related("tournament", "player")

@@ -209,7 +209,8 @@ class TournamentForm(forms.ModelForm):
                 if name == NON_FIELD_ERRORS or name in self.fields:
                     shown.setdefault(name, []).extend(errors)
                     continue
-                label = capfirst(Tournament._meta.get_field(name).verbose_name)
+                # Model validation names the model's own fields, never a reverse relation.
+                label = capfirst(Tournament._meta.get_field(name).verbose_name)  # type: ignore[union-attr]
                 shown.setdefault(NON_FIELD_ERRORS, []).extend(
                     f"{label}: {message}" for message in ValidationError(errors).messages
                 )

@@ -10,6 +10,7 @@ is a 400, except those in REFUSAL_STATUS.
 """
 
 from dataclasses import dataclass
+from typing import cast
 
 from django import forms
 from django.apps import apps
@@ -24,6 +25,7 @@ from rest_framework import exceptions, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
@@ -73,7 +75,7 @@ class InvalidFilter(exceptions.ValidationError):
     default_code = "invalid_filter"
 
     def __init__(self, form: LobbyFilterForm):
-        super().__init__({name: list(messages) for name, messages in form.errors.items()})
+        super().__init__({name: list(map(str, messages)) for name, messages in form.errors.items()})
         self.message = form.error_message()
 
 
@@ -128,7 +130,7 @@ def exception_handler(exc, context):
 def _missing_thing(exc: ObjectDoesNotExist) -> str:
     """The verbose name of the model whose DoesNotExist this is."""
     for model in apps.get_models():
-        if type(exc) is model.DoesNotExist:
+        if type(exc) is model.DoesNotExist:  # type: ignore[attr-defined]  # every concrete model has one
             return str(model._meta.verbose_name)
     return str(_("object"))
 
@@ -155,19 +157,24 @@ def _filter_parameters() -> list[OpenApiParameter]:
     parameters = []
     for name, field in LobbyFilterForm.base_fields.items():
         if isinstance(field, forms.ChoiceField):
-            values = [value for value, _label in field.choices]
-            schema = {"type": "string", "enum": values if field.required or "" in values else ["", *values]}
+            values = [value for value, _label in cast("list[tuple[str, str]]", field.choices)]  # plain lists
+            schema: dict[str, object] = {
+                "type": "string",
+                "enum": values if field.required or "" in values else ["", *values],
+            }
         elif isinstance(field, forms.DecimalField):
+            assert field.max_digits is not None  # amounts set both
+            assert field.decimal_places is not None
             whole = field.max_digits - field.decimal_places
             digits = rf"\d{{1,{whole}}}(\.\d{{1,{field.decimal_places}}})?"
             schema = {"type": "string", "pattern": f"^({digits})?$", "example": "15.50"}
         else:
-            schema = {"type": "string", "maxLength": field.max_length}
-        parameters.append(OpenApiParameter(name, schema, description=field.label))
+            schema = {"type": "string", "maxLength": getattr(field, "max_length", None)}
+        parameters.append(OpenApiParameter(name, schema, description=field.label or ""))
     return parameters
 
 
-class PublicApiView:
+class PublicApiView(APIView):
     """Anyone may read; nothing but GET (and HEAD) is allowed."""
 
     authentication_classes = ()

@@ -46,9 +46,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
                 await mark_present(user.pk, self.channel_name)
         await self.accept()
         self._marking = asyncio.create_task(keep_listened(wanted))
-        if getattr(self, "seated_at", None) is not None:
+        # Only a signed-in user is seated.
+        if user is not None and (seated_at := getattr(self, "seated_at", None)) is not None:
             self._presence = asyncio.create_task(keep_present(user.pk, self.channel_name))
-            await self._table_changed(self.seated_at)
+            await self._table_changed(seated_at)
 
     async def disconnect(self, code):
         for task in (getattr(self, "_marking", None), getattr(self, "_presence", None)):
@@ -57,7 +58,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if (seated_at := getattr(self, "seated_at", None)) is not None:
-            await mark_absent(self.scope["user"].pk, self.channel_name)
+            await mark_absent(self.scope["user"].pk, self.channel_name)  # type: ignore[union-attr]  # seated: signed in
             await self._table_changed(seated_at)
 
     async def dispatch(self, message):

@@ -43,7 +43,9 @@ _ABSENT = Tournament.bounty_players.through.objects.filter(tournament_id=OuterRe
     )
 )
 ABSENT_BOUNTY_PLAYERS = Coalesce(
-    Subquery(_ABSENT.values("tournament_id").annotate(n=Count("pk")).values("n")[:1]), Value(0)
+    # django-stubs' plugin does not see an annotation made after values().
+    Subquery(_ABSENT.values("tournament_id").annotate(n=Count("pk")).values("n")[:1]),  # type: ignore[misc]
+    Value(0),
 )
 
 
@@ -93,7 +95,8 @@ class LobbyFilterForm(forms.Form):
     sort = forms.ChoiceField(label=_("Sort"), required=False, choices=SORT_CHOICES)
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         low, high = data.get("buy_in_min"), data.get("buy_in_max")
         if low is not None and high is not None and low > high:
             raise forms.ValidationError(_("The lowest buy-in cannot be above the highest."))
@@ -133,7 +136,7 @@ class LobbyFilterForm(forms.Form):
     def error_message(self) -> str:
         """All problems in one sentence per field, for a 400 response."""
         return " ".join(
-            f"{self.fields[name].label if name in self.fields else ''}: {' '.join(messages)}".lstrip(": ")
+            f"{self.fields[name].label if name in self.fields else ''}: {' '.join(map(str, messages))}".lstrip(": ")
             for name, messages in self.errors.items()
         )
 

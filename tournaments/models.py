@@ -524,7 +524,7 @@ TAG_FILTERS = {
 
 def tournament_tags(*, bounty_kind, satellite_target_id, rebuy_chips, speed, heads_up, deepstack) -> list[str]:
     """The lobby's tags, from the fields TAG_FILTERS query on."""
-    tags = []
+    tags: list[str] = []
     if bounty_kind != BountyKind.NONE:
         tags.append(Tag.KNOCKOUT)
     if satellite_target_id:

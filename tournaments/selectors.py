@@ -111,8 +111,7 @@ def tournament_payouts(tournament: Tournament, *, now: datetime) -> Payouts:
     and the rebuy period are over, or the event is (rule 7)."""
     pool = prize_pool(contributions=tournament.prize_contributions, guarantee=tournament.guarantee)
     seat_value = None
-    if tournament.satellite_target_id:
-        target = tournament.satellite_target
+    if (target := tournament.satellite_target) is not None:
         bounty = target.bounty_amount if target.bounty_kind in ENTRANTS_PAY_BOUNTY else 0
         seat_value = target.buy_in + target.fee + bounty
     places = payout_table(
@@ -441,7 +440,7 @@ def tournament_tables(tournament: Tournament, number: int | None = None) -> list
     seated = Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
     if number is not None:
         seated = seated.filter(table__number=number)
-    seated = seated.order_by("table__number", "seat").values_list(
+    listed = seated.order_by("table__number", "seat").values_list(
         "table__number",
         "table__button",
         "table__small_blind",
@@ -452,7 +451,7 @@ def tournament_tables(tournament: Tournament, number: int | None = None) -> list
     )
     by_table: dict[int, list] = {}
     positions: dict[int, tuple] = {}
-    for table, button, small, big, seat, name, chips in seated:
+    for table, button, small, big, seat, name, chips in listed:
         by_table.setdefault(table, []).append((seat, name, chips))
         positions[table] = (button, small, big)
     views = []
@@ -510,7 +509,8 @@ def tournament_standings(tournament: Tournament) -> list[Finisher]:
     )
     won = bounties_won(tournament, [row[4] for row in rows]) if tournament.bounty_kind != BountyKind.NONE else {}
     return [
-        Finisher(best, worst, name, *public_prize(prize, hold), bounties_won=won.get(player, 0))
+        # Both places are set together, and only those with them are read.
+        Finisher(best, worst, name, *public_prize(prize, hold), bounties_won=won.get(player, 0))  # type: ignore[arg-type]
         for best, worst, name, prize, player, hold in rows
     ]
 

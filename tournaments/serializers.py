@@ -27,6 +27,7 @@ from tournaments.models import (
     Speed,
     Status,
     Tag,
+    Tournament,
 )
 from wallet.models import Currency, TicketStatus
 
@@ -40,7 +41,8 @@ class UtcDateTimeField(serializers.DateTimeField):
 
 class GameSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=Game.choices, source="game")
-    label = serializers.CharField(source="get_game_display")
+    # DRF's metaclass takes declared fields out of the class: Field.label stays.
+    label = serializers.CharField(source="get_game_display")  # type: ignore[assignment]
 
 
 class TournamentListItemSerializer(serializers.Serializer):
@@ -206,8 +208,10 @@ class TournamentDetailSerializer(serializers.Serializer):
 
     id = serializers.IntegerField(source="tournament.id")
     name = serializers.CharField(source="tournament.name")
-    url = serializers.HyperlinkedRelatedField(view_name="api-tournament-detail", source="tournament", read_only=True)
-    info_url = serializers.HyperlinkedRelatedField(
+    url: serializers.HyperlinkedRelatedField[Tournament] = serializers.HyperlinkedRelatedField(
+        view_name="api-tournament-detail", source="tournament", read_only=True
+    )
+    info_url: serializers.HyperlinkedRelatedField[Tournament] = serializers.HyperlinkedRelatedField(
         view_name="lobby:tournament", source="tournament", read_only=True, help_text="The Tournament Info page."
     )
     status = serializers.ChoiceField(choices=Status.choices, source="tournament.status")
@@ -264,7 +268,8 @@ class TournamentDetailSerializer(serializers.Serializer):
 class InvalidFilterSerializer(ErrorSerializer):
     """A filter the lobby would refuse too."""
 
-    fields = serializers.DictField(
+    # DRF's metaclass takes declared fields out of the class: Serializer.fields stays.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text='The form\'s messages by query parameter; "__all__" for those about several.',
     )

@@ -127,7 +127,7 @@ def tournaments_sweep(*, starting: bool = False) -> int:
     for tournament_id in due:
         tournament_advance(tournament_id=tournament_id, now=timezone.now(), levels=levels)
     near = live.filter(unqueued, next_transition_at__gt=now, next_transition_at__lte=now + TICK_HORIZON)
-    _ticks_queue(set(near.values_list("next_transition_at", flat=True)))
+    _ticks_queue(set(near.values_list("next_transition_at", flat=True)))  # type: ignore[arg-type]  # filtered: not None
     return len(due)
 
 

@@ -81,7 +81,7 @@ def tickets_usable_for(*, owner: AbstractBaseUser, tournament_id: int, value: in
     event of exactly this buy-in level."""
     return Ticket.objects.filter(
         Q(tournament_ref=tournament_id) | Q(tournament_ref=None, value=value, currency=currency),
-        owner=owner,
+        owner=owner.pk,
         status=TicketStatus.AVAILABLE,
         expires_at__gt=now,
     ).order_by("expires_at", "pk")
@@ -91,7 +91,9 @@ def ticket_reserve(
     *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
 ) -> Ticket:
     """Reserve the owner's ticket for an entry, under its row lock (in the caller's transaction)."""
-    found = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner).first()
+    found = None
+    if ticket_id is not None:
+        found = Ticket.objects.select_for_update().filter(pk=ticket_id, owner=owner.pk).first()
     ticket = _usable(found, tournament_id=tournament_id, value=value, currency=currency, now=now)
     _move(ticket, TicketStatus.RESERVED, "wallet.ticket.reserved", {"tournament": tournament_id})
     return ticket

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django import template
 from django.urls import translate_url
+from django.utils.functional import Promise
 from django.utils.translation import ngettext
 
 from tournaments.models import Status, Tag
@@ -36,12 +37,12 @@ def clock_text(duration) -> str:
 
 
 @register.filter
-def tag_label(tag: str) -> str:
+def tag_label(tag: str) -> str | Promise:
     return Tag(tag).label
 
 
 @register.filter
-def status_label(status: str) -> str:
+def status_label(status: str) -> str | Promise:
     return Status(status).label
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
 
-from celery import signature  # type: ignore[import-untyped]
+from celery import signature
 from django.conf import settings
 from django.db import transaction
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from celery import signature  # type: ignore[import-untyped]
+from celery import signature
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 

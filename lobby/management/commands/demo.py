@@ -54,7 +54,8 @@ class Command(BaseCommand):
         beat = EmbeddedService(app, thread=True, schedule_filename=str(settings.BASE_DIR / ".celerybeat-schedule"))
         server = uvicorn.Server(
             uvicorn.Config(
-                ASGIStaticFilesHandler(application) if settings.DEBUG else application,
+                # It wraps any ASGI application; django-stubs says Django's own only.
+                ASGIStaticFilesHandler(application) if settings.DEBUG else application,  # type: ignore[arg-type]
                 host=host,
                 port=port,
                 lifespan="off",
@@ -69,7 +70,7 @@ class Command(BaseCommand):
             perform_ping_check=False,
             loglevel="WARNING",
         ):
-            beat.start()
+            beat.start()  # type: ignore[union-attr]  # thread=True: a thread, which has start()
             # Announce the URL only once the socket is listening.
             threading.Thread(
                 target=self._announce_when_started, args=(server, f"http://{host}:{port}/"), daemon=True
