@@ -8,8 +8,11 @@ from urllib.parse import unquote_to_bytes
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpResponse
+from django.shortcuts import render
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django_htmx.http import reswap, retarget
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 
@@ -56,10 +59,16 @@ class TextInputMiddleware:
             markcoroutinefunction(self)
 
     def __call__(self, request):
-        if request.path.startswith("/api/") or not _bad_text(request):
-            return self.get_response(request)  # awaited by the caller under ASGI
-        refusal = _refusal()
-        return _at_once(refusal) if self.is_async else refusal
+        if self.is_async:
+            return self._acall(request)
+        if _refused(request):
+            return _refusal(request)
+        return self.get_response(request)
+
+    async def _acall(self, request):
+        if _refused(request):
+            return await sync_to_async(_refusal)(request)  # the page reads the session
+        return await self.get_response(request)
 
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -89,13 +98,21 @@ def _is_text(encoded: bytes) -> bool:
     return True
 
 
-def _refusal() -> HttpResponse:
+def _refused(request) -> bool:
+    return not request.path.startswith("/api/") and _bad_text(request)
+
+
+def _refusal(request) -> HttpResponse:
+    """The refusal as a page, or to an htmx request, in the page's own refusal line
+    (base.html's #page-refusal): the form that sent it stays as it was."""
     message = _(
         "This request holds text that cannot be read: a NUL character or bytes that are not UTF-8. "
         "Type the text again and send it."
     )
-    return HttpResponse(format_html('<p class="error" role="alert">{}</p>', message), status=400)
-
-
-async def _at_once(response: HttpResponse) -> HttpResponse:
-    return response
+    if getattr(request, "htmx", False):  # set by HtmxMiddleware, before this one
+        response = HttpResponse(format_html('<p class="form-error">{}</p>', message), status=400)
+        return reswap(retarget(response, "#page-refusal"), "innerHTML")
+    back = request.headers.get("referer", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = "/"
+    return render(request, "refused.html", {"message": message, "back": back}, status=400)

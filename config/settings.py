@@ -94,8 +94,6 @@ MIDDLEWARE = [
     "config.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    # Before anything reads a form (the CSRF check does), after the language is known.
-    "config.middleware.TextInputMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -104,6 +102,9 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "lobby.middleware.ViewerTimezoneMiddleware",
+    # Before any view reads a form (the CSRF check reads it in process_view, after
+    # every middleware's call): its refusal is a page of the site, or htmx's swap.
+    "config.middleware.TextInputMiddleware",
     # Last, as its docs ask: it turns a locked-out log-in's answer into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -2,6 +2,7 @@
 
 import asyncio
 
+import pytest
 from django.conf import settings
 from django.http import HttpResponse
 from django.utils import timezone
@@ -29,6 +30,9 @@ def test_the_viewers_time_zone_reaches_an_async_view(rf):
     assert response.content.decode() == "Europe/Copenhagen"
 
 
+# Closing the file's response sends request_finished, whose handler checks the
+# database connections a test before may have left open.
+@pytest.mark.django_db
 def test_static_files_and_pages_both_pass_the_async_static_middleware(rf):
     async def page(request):
         return HttpResponse("the page")

@@ -112,10 +112,13 @@ def test_a_mediators_reason_with_a_nul_is_refused_and_changes_nothing(client, st
         "end": f"/deals/{negotiation.pk}/end/",
     }[action]
 
-    page = client.post(url, {"reason": "Lopsided\x00"}, follow=True)
+    page = client.post(url, {"reason": "Lopsided\x00"}, HTTP_REFERER=f"http://testserver/deals/{negotiation.pk}/")
 
-    assert page.status_code == 200
-    assert "The text holds a character that cannot be stored" in page.text
+    # A page of the site that says why, with the way back to the negotiation.
+    assert page.status_code == 400
+    assert "a NUL character or bytes that are not UTF-8" in page.text
+    assert "<header" in page.text  # the site's header: not a bare fragment
+    assert f'href="http://testserver/deals/{negotiation.pk}/"' in page.text
     negotiation.refresh_from_db()
     proposal.refresh_from_db()
     assert (negotiation.status, proposal.status) == (NegotiationStatus.NEGOTIATING, ProposalStatus.OPEN)

@@ -226,6 +226,9 @@ def test_a_message_with_a_nul_is_refused_with_a_message_and_stores_nothing(text)
 
     refused = say(writer, tournament, text)
 
+    # Refused before the view reads it, in the page's own refusal line: the chat's
+    # form stays as it was.
     assert refused.status_code == 400
-    assert "The text holds a character that cannot be stored" in refused.text
+    assert "a NUL character or bytes that are not UTF-8" in refused.text
+    assert (refused["HX-Retarget"], refused["HX-Reswap"]) == ("#page-refusal", "innerHTML")
     assert not ChatMessage.objects.exists()
