@@ -148,24 +148,26 @@
   }
 
   // A shared message may carry parts this page does not show (a lobby row its
-  // filters leave out): only those whose place is on the page are swapped in. The
-  // viewer's own marks (data-own) inside a part stay as they are: shared parts
-  // never carry them. A mark whose key the part changes (the event started, the
-  // players moved) is fetched again: its id goes into `stale`.
+  // filters leave out): only those whose place is on the page are swapped in. A
+  // signed-in viewer's own marks (data-own) inside a part stay as they are: shared
+  // parts carry a visitor's. A mark whose key the part changes (the event started,
+  // it filled up, the players moved) is fetched again: its id goes into `stale`.
   function present(text, stale) {
     var template = document.createElement("template");
     template.innerHTML = text;
     Array.prototype.slice.call(template.content.children).forEach(function (part) {
       if (part.id && part.hasAttribute("hx-swap-oob") && !document.getElementById(part.id)) part.remove();
     });
-    // Only a signed-in player has marks of their own (a visitor's stay empty).
+    // Only a signed-in player has marks of their own (a visitor's are the shared ones).
     var signedIn = document.querySelector("[data-live-user]") !== null;
-    template.content.querySelectorAll("[data-own][id]").forEach(function (own) {
-      var current = document.getElementById(own.id);
-      var key = current ? current.getAttribute("data-own-key") : null;
-      if (signedIn && own.getAttribute("data-own-key") !== key) stale.push(own.id);
-      if (current) own.replaceWith(current.cloneNode(true));
-    });
+    if (signedIn) {
+      template.content.querySelectorAll("[data-own][id]").forEach(function (own) {
+        var current = document.getElementById(own.id);
+        var key = current ? current.getAttribute("data-own-key") : null;
+        if (own.getAttribute("data-own-key") !== key) stale.push(own.id);
+        if (current) own.replaceWith(current.cloneNode(true));
+      });
+    }
     return template.content.children.length ? template.innerHTML : "";
   }
 
