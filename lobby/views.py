@@ -179,15 +179,15 @@ def own_mark(request, pk: int):
     `?on=info` Tournament Info's "Go to my table". Fetched again when their entry
     changes (lobby.live) or a shared update brings a mark with another key (portal.js),
     as a shared update never carries it."""
-    on_info = request.GET.get("on") == "info"
+    marks = player_marks(request.user.pk, [pk]) if request.user.is_authenticated else {}
+    if request.GET.get("on") == "info":
+        tournament = get_object_or_404(Tournament, pk=pk)
+        table = playing_at(tournament.status, marks.get(pk))
+        return HttpResponse(_info_mark_html(tournament, tournament_tables(tournament), table=table))
     row = _lobby_row(pk)
     if row is None:
         raise Http404
-    marks = player_marks(request.user.pk, [pk]) if request.user.is_authenticated else {}
     table = playing_at(row["status"], marks.get(pk))
-    if on_info:
-        tournament = Tournament.objects.get(pk=pk)
-        return HttpResponse(_info_mark_html(tournament, tournament_tables(tournament), table=table))
     return HttpResponse(
         _own_mark_html(pk, row["status"], row["registration_path"], registered=pk in marks, table=table)
     )
