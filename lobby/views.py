@@ -421,15 +421,21 @@ def _info_live_context(tournament: Tournament, now) -> dict:
 
 def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = False) -> str:
     """Tournament Info's changing parts, to swap in out of band (lobby.live): status,
-    entrants, prizes and the clock, or the clock alone."""
+    entrants, prizes, tables, the players list's first page and the clock, or the
+    clock alone."""
     if clock_only:
         context = {"tournament": tournament, "clock": tournament_clock(tournament), "now": now, "oob": True}
         return render_to_string("lobby/clock_card.html", context)
     context = {**_info_live_context(tournament, now), "oob": True}
-    return "".join(
-        render_to_string(f"lobby/tournament_info.html#{part}", context)
-        for part in ("status", "entrants", "prizes", "tables")
-    ) + render_to_string("lobby/clock_card.html", context)
+    players = {"tournament": tournament, **players_context(tournament, search="", page_number="1"), "oob": True}
+    return (
+        "".join(
+            render_to_string(f"lobby/tournament_info.html#{part}", context)
+            for part in ("status", "entrants", "prizes", "tables")
+        )
+        + render_to_string("lobby/players.html#list", players)
+        + render_to_string("lobby/clock_card.html", context)
+    )
 
 
 def lobby_row_html(tournament_id: int) -> str:

@@ -156,7 +156,15 @@
     var template = document.createElement("template");
     template.innerHTML = text;
     Array.prototype.slice.call(template.content.children).forEach(function (part) {
-      if (part.id && part.hasAttribute("hx-swap-oob") && !document.getElementById(part.id)) part.remove();
+      if (!part.id || !part.hasAttribute("hx-swap-oob")) return;
+      var current = document.getElementById(part.id);
+      if (!current) part.remove();
+      // A part the page shows in another view (a search, another page of a list)
+      // is fetched again in the page's own view.
+      else if (current.hasAttribute("data-view") && current.getAttribute("data-view") !== part.getAttribute("data-view")) {
+        part.remove();
+        stale.push(part.id);
+      }
     });
     // Only a signed-in player has marks of their own (a visitor's are the shared ones).
     var signedIn = document.querySelector("[data-live-user]") !== null;
@@ -174,7 +182,7 @@
   function refresh(id) {
     var element = document.getElementById(id);
     if (!element) return;
-    var url = element.getAttribute("data-refresh-url");
+    var url = element.getAttribute("data-refresh-url") || element.getAttribute("data-view");
     if (url) window.htmx.ajax("GET", url, { target: element, swap: "outerHTML" });
     else reload();
   }
