@@ -221,19 +221,32 @@
   document.addEventListener("DOMContentLoaded", connect);
 })();
 
-// The table's bet slider and presets fill in the amount the Raise button sends.
+// The table's bet slider, number box and presets fill in the amount the Raise
+// button sends, and stay in step: each shows the amount the last one chose.
 (function () {
   "use strict";
+  function sliderFor(amount) {
+    return document.querySelector('[data-amount-slider="' + amount.id + '"]');
+  }
   document.addEventListener("input", function (event) {
-    var slider = event.target;
-    if (!slider.hasAttribute || !slider.hasAttribute("data-amount-slider")) return;
-    var amount = document.getElementById(slider.getAttribute("data-amount-slider"));
-    if (amount) amount.value = slider.value;
+    var target = event.target;
+    if (!target.hasAttribute) return;
+    if (target.hasAttribute("data-amount-slider")) {
+      var amount = document.getElementById(target.getAttribute("data-amount-slider"));
+      if (amount) amount.value = target.value;
+    } else if (target.id) {
+      var slider = sliderFor(target);
+      // A range input clamps a value outside it to its ends, as the box's own limits say.
+      if (slider && target.value !== "") slider.value = target.value;
+    }
   });
   document.addEventListener("click", function (event) {
     var preset = event.target.closest ? event.target.closest("[data-amount-preset]") : null;
     if (!preset) return;
     var amount = document.getElementById(preset.getAttribute("data-amount-for"));
-    if (amount) amount.value = preset.getAttribute("data-amount-preset");
+    if (!amount) return;
+    amount.value = preset.getAttribute("data-amount-preset");
+    var slider = sliderFor(amount);
+    if (slider) slider.value = amount.value;
   });
 })();
