@@ -215,9 +215,17 @@ class Comparison:
         return self.amount - self.icm
 
 
+class AmountsDoNotAddUp(ValueError):
+    """Custom amounts whose sum is not what the deal shares (all in minor units)."""
+
+    def __init__(self, message: str, *, proposed: int, to_share: int, prizes: int, play_for: int) -> None:
+        super().__init__(message)
+        self.proposed, self.to_share, self.prizes, self.play_for = proposed, to_share, prizes, play_for
+
+
 def check_custom(amounts: Sequence[int], prizes: Sequence[int], play_for: int = 0) -> None:
     """Refuse amounts that are not a deal of these prizes: one amount a player, none
-    negative, adding up to the prizes less `play_for` exactly."""
+    negative, adding up to the prizes less `play_for` exactly (AmountsDoNotAddUp)."""
     if len(amounts) < len(prizes):
         raise ValueError(f"{len(amounts)} amounts for {len(prizes)} prizes: every player in the deal needs an amount")
     _check_play_for(prizes, play_for)
@@ -227,9 +235,13 @@ def check_custom(amounts: Sequence[int], prizes: Sequence[int], play_for: int = 
     proposed = sum(amounts)
     if proposed != to_share:
         gap = f"{_money(abs(proposed - to_share))} {'too much' if proposed > to_share else 'short'}"
-        raise ValueError(
+        raise AmountsDoNotAddUp(
             f"the amounts add up to {_money(proposed)} but the deal shares {_money(to_share)}"
-            f" (prizes {_money(sum(prizes))} less {_money(play_for)} to play for): {gap}"
+            f" (prizes {_money(sum(prizes))} less {_money(play_for)} to play for): {gap}",
+            proposed=proposed,
+            to_share=to_share,
+            prizes=sum(prizes),
+            play_for=play_for,
         )
 
 

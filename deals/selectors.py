@@ -55,4 +55,4 @@ def proposal_lines(proposal: Proposal) -> list[ProposalLine]:
 
 
 def open_proposal(negotiation: Negotiation) -> Proposal | None:
-    return negotiation.proposals.filter(status=ProposalStatus.OPEN).first()
+    return negotiation.proposals.filter(status=ProposalStatus.OPEN).select_related("created_by").first()

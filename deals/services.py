@@ -21,8 +21,9 @@ from tournaments.events import TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
 from tournaments.selectors import tournament_payouts
 from tournaments.services.clock import tournament_pause, tournament_resume
-from tournaments.services.refusals import REFUSALS, TournamentError, refuse
+from tournaments.services.refusals import REFUSALS, TournamentError, refuse, unwritable
 from wallet.models import Currency
+from wallet.money import format_money
 
 from deals import rules
 from deals.events import NegotiationChanged
@@ -79,11 +80,13 @@ def chop_request(*, tournament_id: int, player: "User", now: datetime) -> Negoti
 
 
 def chop_claim(*, negotiation_id: int, staff: "User", now: datetime) -> Negotiation:
-    """A staff member takes the ticket and mediates."""
+    """A staff member takes the ticket and mediates; claiming it again does nothing."""
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id)
         ticket = negotiation.ticket
-        if ticket.claimed_by_id and ticket.claimed_by_id != staff.pk:
+        if ticket.claimed_by_id == staff.pk:
+            return negotiation  # claimed already: a repeated click
+        if ticket.claimed_by_id:
             raise refuse("claimed_by_other")
         ticket.claimed_by, ticket.claimed_at, ticket.status = staff, now, TicketStatus.CLAIMED
         ticket.save(update_fields=["claimed_by", "claimed_at", "status"])
@@ -93,10 +96,15 @@ def chop_claim(*, negotiation_id: int, staff: "User", now: datetime) -> Negotiat
 
 
 def chop_consent(*, negotiation_id: int, player: "User", wants: bool, now: datetime) -> Negotiation:
-    """A player says whether they want to negotiate (rule 23.3). One no ends it."""
+    """A player says whether they want to negotiate (rule 23.3). One no ends it.
+    Saying what they said already does nothing."""
     with transaction.atomic():
-        negotiation = _negotiation(negotiation_id)
+        negotiation = _negotiation(negotiation_id, closed=True)
         participant = _participant(negotiation, player)
+        if participant.wants_to_negotiate is wants:
+            return negotiation
+        if negotiation.status not in ACTIVE:
+            raise refuse("negotiation_closed")
         participant.wants_to_negotiate, participant.answered_at = wants, now
         participant.save(update_fields=["wants_to_negotiate", "answered_at"])
         audit_log(action="deals.consent", subject=negotiation, actor=player, data={"wants": wants})
@@ -108,11 +116,12 @@ def chop_consent(*, negotiation_id: int, player: "User", wants: bool, now: datet
 
 def chop_stop_clock(*, negotiation_id: int, staff: "User", now: datetime) -> Negotiation:
     """Every player wants to negotiate: the clock stops (rules 17, 23.3); tables
-    finish their hands and deal no new one; pages say a deal is in progress."""
+    finish their hands and deal no new one; pages say a deal is in progress.
+    Stopping it again does nothing."""
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id, staff=staff)
-        if negotiation.status != NegotiationStatus.ASKING:
-            raise refuse("negotiation_closed")
+        if negotiation.status == NegotiationStatus.NEGOTIATING:
+            return negotiation  # stopped already: a repeated click
         if negotiation.participants.exclude(wants_to_negotiate=True).exists():
             raise refuse("not_all_agreed")
         if _current(negotiation, now) is not None:
@@ -148,8 +157,9 @@ def proposal_create(
     amounts: dict[int, int] | None = None,
 ) -> Proposal:
     """A proposal (rule 23.5): staff prepare ICM, chip-count, equal or custom
-    amounts; a player may put custom amounts. `play_for` defaults to the event's
-    amount left for the winner. It replaces the proposal open before it."""
+    amounts; a player may put custom amounts, which are her acceptance of them.
+    `play_for` defaults to the event's amount left for the winner. It replaces the
+    proposal open before it; the same proposal by the same author again does nothing."""
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id)
         if negotiation.status != NegotiationStatus.NEGOTIATING:
@@ -195,23 +205,35 @@ def _propose(
                 ProposalKind.EQUAL: rules.equal_split,
             }[ProposalKind(kind)]
             shares = split(stacks, prizes, play_for)
+    except rules.AmountsDoNotAddUp as error:
+        raise _does_not_add_up(error, negotiation.tournament.pool_currency) from error
     except (ValueError, KeyError) as error:
         raise refuse("bad_amounts", reason=str(error)) from error
+    amounts_by_entry = {str(p.entry_id): share for p, share in zip(participants, shares, strict=True)}
+    repeat = negotiation.proposals.filter(status=ProposalStatus.OPEN, created_by=author, kind=kind).first()
+    if repeat is not None and (repeat.play_for, repeat.amounts) == (play_for, amounts_by_entry):
+        return repeat  # the same proposal, put again: a repeated click
     negotiation.proposals.filter(status=ProposalStatus.OPEN).update(
         status=ProposalStatus.WITHDRAWN, closed_at=now, close_reason="A new proposal replaced it."
     )
     proposal = Proposal.objects.create(
-        negotiation=negotiation,
-        kind=kind,
-        play_for=play_for,
-        amounts={str(p.entry_id): share for p, share in zip(participants, shares, strict=True)},
-        created_by=author,
+        negotiation=negotiation, kind=kind, play_for=play_for, amounts=amounts_by_entry, created_by=author
     )
+    # A player's own amounts are her acceptance (rule 23.6: she said so on her screen).
+    own = next((p for p in participants if p.entry.player_id == author.pk), None)
+    if own is not None:
+        Answer.objects.create(proposal=proposal, entry=own.entry, accepted=True, answered_at=now)
     audit_log(
         action="deals.proposed",
         subject=negotiation,
         actor=author,
-        data={"proposal": proposal.pk, "kind": kind, "play_for": play_for, "amounts": proposal.amounts},
+        data={
+            "proposal": proposal.pk,
+            "kind": kind,
+            "play_for": play_for,
+            "amounts": proposal.amounts,
+            "accepted_by_author": own is not None,
+        },
     )
     _changed(negotiation)
     return proposal
@@ -222,6 +244,8 @@ def proposal_withdraw(*, proposal_id: int, staff: "User", reason: str, now: date
     reason = (reason or "").strip()
     if not reason:
         raise refuse("reason_required")
+    if unwritable(reason):
+        raise refuse("unwritable_text")
     with transaction.atomic():
         proposal = Proposal.objects.select_related("negotiation").get(pk=proposal_id)
         negotiation = _negotiation(proposal.negotiation_id, staff=staff)
@@ -237,11 +261,16 @@ def proposal_withdraw(*, proposal_id: int, staff: "User", reason: str, now: date
 
 def proposal_answer(*, proposal_id: int, player: "User", accept: bool, now: datetime) -> Proposal:
     """A player accepts or rejects a proposal on their own screen (rule 23.6). A
-    rejection closes it; when every player has accepted, the deal is made."""
+    rejection closes it; when every player has accepted, the deal is made. The
+    answer they gave already, given again, does nothing."""
     with transaction.atomic():
         proposal = Proposal.objects.get(pk=proposal_id)
-        negotiation = _negotiation(proposal.negotiation_id)
+        negotiation = _negotiation(proposal.negotiation_id, closed=True)
         proposal.refresh_from_db()
+        if proposal.answers.filter(entry__player=player, accepted=accept).exists():
+            return proposal
+        if negotiation.status not in ACTIVE:
+            raise refuse("negotiation_closed")
         if proposal.status != ProposalStatus.OPEN:
             raise refuse("not_open")
         participant = _participant(negotiation, player)
@@ -251,6 +280,19 @@ def proposal_answer(*, proposal_id: int, player: "User", accept: bool, now: date
     if participants is None:  # refused once what _current closed is kept
         raise refuse("players_changed")
     return proposal
+
+
+def _does_not_add_up(error: rules.AmountsDoNotAddUp, currency: str) -> TournamentError:
+    """The sum refused, in the event's money and the viewer's language."""
+    gap = error.proposed - error.to_share
+    return refuse(
+        "amounts_too_much" if gap > 0 else "amounts_short",
+        proposed=format_money(error.proposed, currency),
+        to_share=format_money(error.to_share, currency),
+        prizes=format_money(error.prizes, currency),
+        play_for=format_money(error.play_for, currency),
+        gap=format_money(abs(gap), currency),
+    )
 
 
 def _answer(
@@ -283,6 +325,8 @@ def negotiation_end(*, negotiation_id: int, staff: "User", reason: str, now: dat
     reason = (reason or "").strip()
     if not reason:
         raise refuse("reason_required")
+    if unwritable(reason):
+        raise refuse("unwritable_text")
     with transaction.atomic():
         negotiation = _negotiation(negotiation_id, staff=staff)
         _end(negotiation, now=now, reason=reason[:200], actor=staff)
@@ -396,13 +440,13 @@ def _check_mediator(negotiation: Negotiation, staff: "User") -> None:
         raise refuse("claimed_by_other")
 
 
-def _negotiation(negotiation_id: int, *, staff: "User | None" = None) -> Negotiation:
-    """The negotiation, open, under its tournament's row lock; with `staff`, only
-    for the staff member who claimed its ticket."""
+def _negotiation(negotiation_id: int, *, staff: "User | None" = None, closed: bool = False) -> Negotiation:
+    """The negotiation, open (or also `closed`), under its tournament's row lock;
+    with `staff`, only for the staff member who claimed its ticket."""
     tournament_id = Negotiation.objects.values_list("tournament_id", flat=True).get(pk=negotiation_id)
     _locked(tournament_id)
     negotiation = Negotiation.objects.select_related("tournament", "ticket").get(pk=negotiation_id)
-    if negotiation.status not in ACTIVE:
+    if negotiation.status not in ACTIVE and not closed:
         raise refuse("negotiation_closed")
     if staff is not None:
         _check_mediator(negotiation, staff)

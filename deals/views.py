@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from tournaments.models import EntryStatus, Table, Tournament
 from tournaments.services.refusals import TournamentError
-from wallet.money import minor_units
+from wallet.money import format_money, minor_units
 
 from deals import services
 from deals.models import Negotiation, NegotiationStatus, Proposal, ProposalKind
@@ -43,6 +43,7 @@ def deal_card_context(request, tournament: Tournament) -> dict:
         "negotiation": negotiation,
         "taking_part": taking_part,
         "can_ask": at_final_table and negotiation is None and not hasattr(tournament, "deal"),
+        "all_want_to": bool(negotiation and not negotiation.participants.exclude(wants_to_negotiate=True).exists()),
         "deal": getattr(tournament, "deal", None),
     }
 
@@ -58,6 +59,7 @@ def deal_card(request, tournament_id: int):
 def deal_request(request, tournament_id: int):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
+    get_object_or_404(Tournament, pk=tournament_id)
     try:
         negotiation = services.chop_request(tournament_id=tournament_id, player=request.user, now=timezone.now())
     except TournamentError as error:
@@ -83,7 +85,7 @@ def _allowed(view):
     return never_cache(guarded)
 
 
-def _page_context(request, negotiation: Negotiation) -> dict:
+def _page_context(request, negotiation: Negotiation, typed: dict[str, str] | None = None) -> dict:
     user = request.user
     participants = list(negotiation.participants.select_related("entry__player"))
     mine = next((p for p in participants if p.entry.player_id == user.pk), None)
@@ -107,7 +109,15 @@ def _page_context(request, negotiation: Negotiation) -> dict:
         ]
         if deal
         else [],
+        "all_want_to": all(p.wants_to_negotiate for p in participants),
+        # A player's own proposal is her acceptance: the page says whose it is.
+        "proposer": proposal.created_by.screen_name if proposal and not proposal.created_by.is_staff else "",
         "kinds": ProposalKind.choices,
+        # The proposal form's amounts as typed, kept when the form comes back refused.
+        "typed": typed or {},
+        "amount_fields": [
+            (participant, (typed or {}).get(f"amount-{participant.entry_id}", "")) for participant in participants
+        ],
         "active": negotiation.status in (NegotiationStatus.ASKING, NegotiationStatus.NEGOTIATING),
     }
 
@@ -124,6 +134,13 @@ def negotiation_card(request, negotiation: Negotiation):
     return render(request, "deals/negotiation.html#card", _page_context(request, negotiation))
 
 
+def _refused(request, negotiation: Negotiation, *errors: str, typed: dict[str, str] | None = None):
+    """The page again with what is wrong (a 400): the request changed nothing."""
+    for error in errors:
+        messages.error(request, error)
+    return render(request, "deals/negotiation.html", _page_context(request, negotiation, typed), status=400)
+
+
 def _act(request, negotiation: Negotiation, action, done: str = ""):
     try:
         action()
@@ -138,7 +155,10 @@ def _act(request, negotiation: Negotiation, action, done: str = ""):
 @require_POST
 @_allowed
 def consent(request, negotiation: Negotiation):
-    wants = request.POST.get("wants") == "yes"
+    choice = request.POST.get("wants")
+    if choice not in ("yes", "no"):
+        return _refused(request, negotiation, _("Answer yes or no: do you want to negotiate a deal?"))
+    wants = choice == "yes"
     return _act(
         request,
         negotiation,
@@ -199,30 +219,48 @@ def propose(request, negotiation: Negotiation):
     if kind not in ProposalKind.values or (kind != ProposalKind.CUSTOM and not request.user.is_staff):
         messages.error(request, _("Choose how to share: ICM, chip-count chop, equal split or custom amounts."))
         return redirect("deals:negotiation", negotiation.pk)
+    currency = negotiation.tournament.pool_currency
+    typed = {name: value for name, value in request.POST.items() if name == "play_for" or name.startswith("amount-")}
+    errors = []
+    play_for = None
+    if request.user.is_staff:
+        try:
+            play_for = _minor_units(request.POST.get("play_for", ""), currency=currency)
+        except AmountError as error:
+            errors.append(_("Left to play for: %(problem)s") % {"problem": error})
+    amounts = None
+    if kind == ProposalKind.CUSTOM:
+        amounts = {}
+        for participant in negotiation.participants.select_related("entry__player"):
+            try:
+                amount = _minor_units(request.POST.get(f"amount-{participant.entry_id}", ""), currency=currency)
+            except AmountError as error:
+                errors.append(f"{participant.entry.player.screen_name}: {error}")
+                continue
+            if amount is None:
+                errors.append(
+                    _("%(player)s: give an amount, 0 or more.") % {"player": participant.entry.player.screen_name}
+                )
+            else:
+                amounts[participant.entry_id] = amount
+    if errors:
+        return _refused(request, negotiation, *errors, typed=typed)
     try:
-        play_for = _minor_units(request.POST.get("play_for", ""), blank=None)
-        amounts = None
-        if kind == ProposalKind.CUSTOM:
-            amounts = {
-                participant.entry_id: _minor_units(request.POST.get(f"amount-{participant.entry_id}", ""), blank=-1)
-                for participant in negotiation.participants.all()
-            }
-    except ValueError:
-        messages.error(request, _("Amounts are written like 12.50, with no more than two decimals."))
-        return redirect("deals:negotiation", negotiation.pk)
-    return _act(
-        request,
-        negotiation,
-        lambda: services.proposal_create(
+        proposal = services.proposal_create(
             negotiation_id=negotiation.pk,
             author=request.user,
             kind=kind,
-            play_for=play_for if request.user.is_staff else None,
+            play_for=play_for,
             amounts=amounts,
             now=timezone.now(),
-        ),
-        _("The proposal is on every player's screen."),
-    )
+        )
+    except TournamentError as error:
+        return _refused(request, negotiation, error.message, typed=typed)
+    if proposal.created_by_id == request.user.pk and not request.user.is_staff:
+        messages.success(request, _("Your proposal is on every player's screen; it counts as your acceptance."))
+    else:
+        messages.success(request, _("The proposal is on every player's screen."))
+    return redirect("deals:negotiation", negotiation.pk)
 
 
 @require_POST
@@ -245,7 +283,10 @@ def withdraw(request, negotiation: Negotiation, proposal_id: int):
 @_allowed
 def answer(request, negotiation: Negotiation, proposal_id: int):
     proposal = get_object_or_404(Proposal, pk=proposal_id, negotiation=negotiation)
-    accept = request.POST.get("answer") == "accept"
+    choice = request.POST.get("answer")
+    if choice not in ("accept", "reject"):
+        return _refused(request, negotiation, _("Answer the proposal: accept it or reject it."))
+    accept = choice == "accept"
     return _act(
         request,
         negotiation,
@@ -255,17 +296,29 @@ def answer(request, negotiation: Negotiation, proposal_id: int):
     )
 
 
-def _minor_units(text: str, *, blank):
-    """An amount typed in whole currency units, in minor units; ValueError for
-    anything that is not a finite number of at most two decimals within range."""
-    text = (text or "").strip().replace(",", "")
+class AmountError(ValueError):
+    """An amount typed that is not one; the message says what is wrong with it."""
+
+
+def _minor_units(text: str, *, currency: str) -> int | None:
+    """An amount typed in whole currency units, in minor units (None when blank);
+    AmountError saying what is wrong for anything that is not a finite number of
+    at most two decimals from 0 to MAX_AMOUNT."""
+    text = (text or "").strip()
     if not text:
-        return blank
+        return None
     try:
-        amount = Decimal(text)
-    except InvalidOperation as error:
-        raise ValueError(text) from error
+        amount = Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        amount = None
     # Decimal also reads "Infinity", "sNaN" and "1e40": refuse them before any arithmetic.
-    if not amount.is_finite() or not 0 <= amount <= MAX_AMOUNT or amount != amount.quantize(Decimal("0.01")):
-        raise ValueError(text)
+    if amount is None or not amount.is_finite():
+        raise AmountError(_("“%(typed)s” is not an amount: write a number, like 12.50.") % {"typed": text})
+    if amount < 0:
+        raise AmountError(_("“%(typed)s” is negative: an amount is 0 or more.") % {"typed": text})
+    if amount > MAX_AMOUNT:
+        most = format_money(minor_units(MAX_AMOUNT), currency)
+        raise AmountError(_("“%(typed)s” is too large: an amount is at most %(most)s.") % {"typed": text, "most": most})
+    if amount != amount.quantize(Decimal("0.01")):
+        raise AmountError(_("“%(typed)s” has more than two decimals: write it like 12.50.") % {"typed": text})
     return minor_units(amount)

@@ -30,12 +30,14 @@ from django.core.cache import cache
 logger = logging.getLogger(__name__)
 
 LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+# Matched whole (fullmatch: no trailing newline) and in ASCII digits only: int()
+# reads other scripts' digits too (an Arabic-Indic one would name user 1's group).
 _SHARED = re.compile(
-    r"^(lobby|tournament-(?P<tournament>\d{1,18})|table-(?P<table_of>\d{1,18})-(?P<table>\d{1,4})"
-    r"|tables-(?P<tables_of>\d{1,18}))"
-    r"\.(?P<language>[a-z-]{2,7})$"
+    r"(lobby|tournament-(?P<tournament>[0-9]{1,18})|table-(?P<table_of>[0-9]{1,18})-(?P<table>[0-9]{1,4})"
+    r"|tables-(?P<tables_of>[0-9]{1,18}))"
+    r"\.(?P<language>[a-z-]{2,7})"
 )
-_PRIVATE = re.compile(r"^user-(?P<user>\d{1,18})$")
+_PRIVATE = re.compile(r"user-(?P<user>[0-9]{1,18})")
 # A page shows a handful of groups; more is not a page.
 MOST_GROUPS = 8
 # A mark lasts this long; an open socket makes it again every half of it.
@@ -72,10 +74,10 @@ def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | Non
         return False
     signed_in = user is not None and user.is_authenticated
     for group in groups:
-        if shared := _SHARED.match(group):
+        if shared := _SHARED.fullmatch(group):
             if shared["language"] not in LANGUAGES:
                 return False
-        elif private := _PRIVATE.match(group):
+        elif private := _PRIVATE.fullmatch(group):
             if not signed_in or int(private["user"]) != user.pk:
                 return False
         elif group == "staff":
@@ -88,7 +90,7 @@ def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | Non
 
 def tournaments_named(groups: Sequence[str]) -> set[int]:
     """The tournaments that shared `groups` (Tournament Info's, a table's, its tables') are of."""
-    named = (_SHARED.match(group) for group in groups)
+    named = (_SHARED.fullmatch(group) for group in groups)
     return {
         int(of)
         for shared in named
@@ -98,7 +100,7 @@ def tournaments_named(groups: Sequence[str]) -> set[int]:
 
 def tables_named(groups: Sequence[str]) -> list[tuple[int, int]]:
     """The (tournament, table) of each table's group among `groups`."""
-    named = [_SHARED.match(group) for group in groups]
+    named = [_SHARED.fullmatch(group) for group in groups]
     return [(int(m["table_of"]), int(m["table"])) for m in named if m and m["table_of"]]
 
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 
 from lobby.templatetags.poker import card, card_colour
 from tournaments.hand_selectors import hand_lines, hand_list_for_player
-from tournaments.models import Entry, Hand, HandStatus, Table, Tournament
+from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
 from tournaments.rules.replayer import SeatStep, Step, hand_steps
 from tournaments.services.hands import replay
@@ -29,29 +29,24 @@ FINISHED = [HandStatus.FINISHED, HandStatus.REPORTED]
 HISTORY_PAGE_SIZE = 50
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
     """A hand's history and its deck's proof; `?format=phh` downloads it."""
     hand = get_object_or_404(Hand.objects.select_related("table", "tournament"), pk=hand_id, tournament_id=pk)
-    viewer = _own_seat(request, hand)
+    viewer = _own_seats(request, [hand]).get(hand.pk)
     if request.GET.get("format") == "phh":
-        return _phh([hand], viewer_entries=_own_entries(request, hand.tournament), name=f"hand-{hand.pk}.phh")
+        return _phh(request, [hand], name=f"hand-{hand.pk}.phh")
     over = hand.status in FINISHED
     played = replay(hand)
-    names = _names([hand])
+    names = _names([hand])[hand.pk]
     deck = [hand.deck[i : i + 2] for i in range(0, len(hand.deck), 2)]
     shown = (hand.result or {}).get("shown", {})
-    hidden = {
-        position
-        for seat in hand.seats
-        if int(seat) != viewer and seat not in shown
-        for position in played.hole_positions(int(seat))
-    }
-    proof = deck_proof(deck, hand.salt, hidden) if over else []
+    proof = deck_proof(deck, hand.salt, played.seen_positions(viewer, {int(seat) for seat in shown})) if over else []
     players = [
         {
             "seat": int(seat),
-            "name": names.get(int(entry), ""),
+            "name": names.get(int(seat), ""),
             "start": hand.setup["stacks"][seat],
             "cards": played.hole_cards(int(seat)) if int(seat) == viewer or seat in shown else (),
             "end": (hand.result or {}).get("stacks", {}).get(seat),
@@ -65,7 +60,7 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
         "board": played.board,
         "players": players,
         "replayer": _replayer(hand, players) if over else None,
-        "actions": [(names.get(int(hand.seats[str(action.seat)]), ""), action) for action in played.actions],
+        "actions": [(names.get(action.seat, ""), action) for action in played.actions],
         "proof": proof,
         "hashes": "".join(card.hash for card in proof),
         "example": next((card for card in proof if card.card), None),
@@ -86,6 +81,7 @@ def my_hands(request: HttpRequest) -> HttpResponse:
     return render(request, "lobby/my_hands.html", {"page": page, "lines": hand_lines(list(page), player_id)})
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 def table_history(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Every finished hand of a table, in PHH, as anyone may see them."""
@@ -93,54 +89,55 @@ def table_history(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     hands = list(
         Hand.objects.filter(table=table, status__in=FINISHED).select_related("table", "tournament").order_by("pk")
     )
-    tournament = Tournament.objects.get(pk=pk)
-    return _phh(hands, viewer_entries=_own_entries(request, tournament), name=f"table-{pk}-{number}.phh")
+    return _phh(request, hands, name=f"table-{pk}-{number}.phh")
 
 
+@never_cache  # as its viewer sees it: his own cards
 @require_GET
 @login_required
 def own_history(request: HttpRequest, pk: int) -> HttpResponse:
-    """Every finished hand the player played in this tournament, with his own cards."""
+    """Every finished hand the player played in this tournament, with his own cards:
+    the hands his account was dealt in (a seat transferred to him, rule 21, is his
+    from then on, not before)."""
     tournament = get_object_or_404(Tournament, pk=pk)
-    own = _own_entries(request, tournament)
-    if not own:
-        raise Http404("You have not played in this tournament.")
-    hands = [
-        hand
-        for hand in Hand.objects.filter(tournament=tournament, status__in=FINISHED)
+    hands = list(
+        Hand.objects.filter(tournament=tournament, status__in=FINISHED, dealt__player=request.user)
         .select_related("table", "tournament")
         .order_by("started_at", "pk")
-        if any(int(entry) in own for entry in hand.seats.values())
-    ]
-    return _phh(hands, viewer_entries=own, name=f"my-hands-{pk}.phh")
+    )
+    if not hands:
+        raise Http404("You have not played in this tournament.")
+    return _phh(request, hands, name=f"my-hands-{pk}.phh")
 
 
-def _own_entries(request: HttpRequest, tournament: Tournament) -> set[int]:
+def _own_seats(request: HttpRequest, hands: list[Hand]) -> dict[int, int]:
+    """The viewer's seat in each of `hands` he was dealt in (hand id: seat), as his
+    account was then: a seat transferred (rule 21) is the new account's from then on."""
     if not request.user.is_authenticated:
-        return set()
-    return set(Entry.objects.filter(tournament=tournament, player=request.user).values_list("pk", flat=True))
+        return {}
+    dealt = HandSeat.objects.filter(hand__in=hands, player_id=request.user.pk)
+    return dict(dealt.values_list("hand_id", "seat"))
 
 
-def _own_seat(request: HttpRequest, hand: Hand) -> int | None:
-    own = _own_entries(request, hand.tournament)
-    return next((int(seat) for seat, entry in hand.seats.items() if int(entry) in own), None)
+def _names(hands: list[Hand]) -> dict[int, dict[int, str]]:
+    """Each hand's players by seat (hand id: seat: screen name), as they were when it
+    was dealt: a seat transferred later (rule 21) keeps its earlier hands' name."""
+    names: dict[int, dict[int, str]] = {hand.pk: {} for hand in hands}
+    dealt = HandSeat.objects.filter(hand__in=hands).values_list("hand_id", "seat", "player__screen_name")
+    for hand_id, seat, name in dealt:
+        names[hand_id][seat] = name
+    return names
 
 
-def _names(hands: list[Hand]) -> dict[int, str]:
-    ids = {int(entry) for hand in hands for entry in hand.seats.values()}
-    return dict(Entry.objects.filter(pk__in=ids).values_list("pk", "player__screen_name"))
-
-
-def _phh(hands: list[Hand], *, viewer_entries: set[int], name: str) -> HttpResponse:
+def _phh(request: HttpRequest, hands: list[Hand], *, name: str) -> HttpResponse:
     names = _names(hands)
+    viewers = _own_seats(request, hands)
     texts = []
     for hand in hands:
-        seat_names = {int(seat): names.get(int(entry), "") for seat, entry in hand.seats.items()}
-        viewer = next((int(seat) for seat, entry in hand.seats.items() if int(entry) in viewer_entries), None)
         texts.append(
             replay(hand).phh_for(
-                viewer,
-                names=seat_names,
+                viewers.get(hand.pk),
+                names=names[hand.pk],
                 event=hand.tournament.name,
                 hand=hand.pk,
                 table=hand.table.number,

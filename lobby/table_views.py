@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -23,6 +24,7 @@ from tournaments.services.tables import entry_sit_out, hand_act
 from tournaments.table_selectors import OwnSeat, table_current, table_hand, table_own
 
 
+@never_cache  # his own cards: no shared or back-button copies
 @require_GET
 def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """One table: seats, stacks, bets, the board and pot, the button and blinds, whose
@@ -31,6 +33,7 @@ def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return render(request, "lobby/table.html", _context(request, tournament, table))
 
 
+@never_cache  # his own cards: no shared or back-button copies
 @require_GET
 @login_required
 def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
@@ -43,6 +46,7 @@ def table_own_part(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return _own_response(request, tournament, table, entry=entry)
 
 
+@never_cache  # his own cards: no shared or back-button copies
 @require_POST
 @login_required
 def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
@@ -67,6 +71,7 @@ def table_act(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return _own_response(request, tournament, table)
 
 
+@never_cache  # his own cards: no shared or back-button copies
 @require_POST
 @login_required
 def table_sit(request: HttpRequest, pk: int, number: int) -> HttpResponse:

@@ -3,39 +3,20 @@ tournament, as he may see them: his own hole cards, the board, what he won or lo
 Never another player's hole cards."""
 
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
-from tournaments.models import Entry, Hand, HandStatus
+from tournaments.models import Hand, HandSeat, HandStatus
 from tournaments.rules.hands import Card, HandSetup, hole_positions
 from tournaments.services.hands import replay
 
 HISTORY = [HandStatus.FINISHED, HandStatus.REPORTED, HandStatus.VOIDED]
-MOST_SEATS = 10  # a table's size is at most 10 (Tournament's table_size constraint)
 
 
 def hand_list_for_player(player_id: int) -> QuerySet[Hand]:
-    """The hands over or rolled back that the player was dealt in, newest first.
-
-    A hand names its players as {seat: entry id}, and a JSON lookup by key would read
-    a seat's digits as an array index: the hand is found by containment instead, one
-    {seat: entry} pair for each seat a table may have and each of his entries, among
-    the tournaments he entered (their hands by the tournament's index)."""
-    entries = list(Entry.objects.filter(player_id=player_id).values_list("pk", "tournament_id"))
-    if not entries:
-        return Hand.objects.none()
-    dealt_in = reduce(
-        or_,
-        (
-            Q(tournament_id=tournament, seats__contains={str(seat): entry})
-            for entry, tournament in entries
-            for seat in range(1, MOST_SEATS + 1)
-        ),
-    )
+    """The hands over or rolled back that the player was dealt in, newest first."""
     return (
-        Hand.objects.filter(dealt_in, status__in=HISTORY)
+        Hand.objects.filter(dealt__player_id=player_id, status__in=HISTORY)
         .select_related("tournament", "table")
         .order_by("-started_at", "-pk")
     )
@@ -63,10 +44,10 @@ class HandLine:
 
 def hand_lines(hands: list[Hand], player_id: int) -> list[HandLine]:
     """`hands` (from hand_list_for_player) as the player's history shows them."""
-    own = set(Entry.objects.filter(player_id=player_id).values_list("pk", flat=True))
+    seat_in = dict(HandSeat.objects.filter(hand__in=hands, player_id=player_id).values_list("hand_id", "seat"))
     lines = []
     for hand in hands:
-        seat = next(int(seat) for seat, entry in hand.seats.items() if int(entry) in own)
+        seat = seat_in[hand.pk]
         setup = HandSetup.from_json(hand.setup)
         cards = tuple(hand.deck[2 * (position - 1) : 2 * position] for position in hole_positions(setup, seat))
         if hand.status == HandStatus.VOIDED or hand.result is None:

@@ -768,6 +768,31 @@ class Hand(models.Model):
         return f"Hand #{self.pk}"
 
 
+class HandSeat(models.Model):
+    """A player dealt in a hand: his seat, his entry, and the account that held the
+    entry then (a seat transferred later is the new account's from then on, rule 21).
+    A player's hands are found through these rows, the same query on every database
+    (Hand.seats is JSON, and JSON containment is not one)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="dealt")
+    seat = models.PositiveSmallIntegerField()
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="hands_dealt")
+    # Indexed by hand_seat_player (player, hand): a player's history reads his rows.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hands_dealt", db_index=False
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="hand_seat_once"),
+            models.UniqueConstraint(fields=["hand", "entry"], name="hand_entry_once"),
+        ]
+        indexes = [models.Index(fields=["player", "hand"], name="hand_seat_player")]
+
+    def __str__(self) -> str:
+        return f"Hand #{self.hand_id}, seat {self.seat}"
+
+
 class ChatWord(models.Model):
     """A word or phrase that, written at a table while a hand is in play there,
     discusses the hand (rule 19): the message is held back. The room edits the list

@@ -10,7 +10,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from deals.models import Negotiation
-from deals.services import chop_consent, proposal_answer
+from deals.services import chop_claim, chop_consent, chop_request, proposal_answer
 from tests.e2e.test_live import LIVE, listening, log_in, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.models import BreakPolicyKind
@@ -106,3 +106,51 @@ def test_players_and_staff_negotiate_a_deal_live(asgi_page, final_table):
     player.goto(f"/tournaments/{tournament.pk}/")
     expect(player.locator(f"#status-{tournament.pk}")).not_to_have_text("Deal in progress")
     expect(player.locator(f"#deal-card-{tournament.pk}")).to_contain_text("A deal was made")
+
+
+def test_a_refused_clock_stop_goes_from_the_page_once_every_player_has_said_yes(asgi_page, final_table):
+    tournament, (alice, bob, carol) = final_table
+    sam = UserFactory(username="sam", screen_name="Sam", is_staff=True)
+    negotiation = chop_request(tournament_id=tournament.pk, player=alice, now=timezone.now())
+    chop_claim(negotiation_id=negotiation.pk, staff=sam, now=timezone.now())
+    desk = asgi_page()
+    log_in(desk, "sam")
+    desk = listening(desk, f"/deals/{negotiation.pk}/")
+    desk.get_by_role("button", name="Stop the clock").click()
+    refusal = desk.get_by_text("Every player must say they want to negotiate")
+    expect(refusal).to_be_visible()
+    expect(desk.locator("body")).to_have_attribute("data-live-state", "open", timeout=LIVE)
+    desk.evaluate("window.notReloaded = true")
+
+    for player in (bob, carol):
+        chop_consent(negotiation_id=negotiation.pk, player=player, wants=True, now=timezone.now())
+
+    # The card shows every yes, live, and the refusal about the earlier state has gone.
+    expect(desk.get_by_text("Every player wants to negotiate: the mediator stops the clock next.")).to_be_visible(
+        timeout=LIVE
+    )
+    expect(refusal).to_have_count(0)
+    assert not_reloaded(desk)
+
+
+def test_the_deal_pages_tables_are_styled_like_the_sites_others(asgi_page, final_table):
+    tournament, (alice, _, _) = final_table
+    negotiation = chop_request(tournament_id=tournament.pk, player=alice, now=timezone.now())
+    page = asgi_page()
+    log_in(page, "alice")
+    page.goto(f"/deals/{negotiation.pk}/")
+    info = asgi_page()
+    info.goto(f"/tournaments/{tournament.pk}/")
+
+    def looks(target, selector: str) -> dict:
+        return target.locator(selector).first.evaluate(
+            """cell => { const style = getComputedStyle(cell), table = getComputedStyle(cell.closest("table"));
+                return {collapse: table.borderCollapse, border: style.borderBottomStyle, padding: style.paddingLeft,
+                        head: getComputedStyle(cell.closest("table").querySelector("th")).color}; }"""
+        )
+
+    players = looks(page, "table.participants td")
+    payouts = looks(info, "table.payouts td")
+    assert players == payouts
+    assert players["collapse"] == "collapse"
+    assert players["border"] == "solid"

@@ -15,7 +15,7 @@ from accounts.models import User
 from tests.factories import UserFactory
 from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
 from tests.tables import act, in_play, prepare, seat_of, started
-from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, SignalKind, Status, Tournament
+from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, PrizeHold, SignalKind, Status, Tournament
 from tournaments.rules.hands import ActionKind
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
@@ -328,6 +328,94 @@ def test_a_bounty_won_while_withheld_is_confiscated_with_the_prize(staff):
     assert balance(big) == 0
     assert house_account("EUR").balance == house_before + BOUNTY
     assert bounty_account(tournament).balance == 2 * BOUNTY
+    books_balance()
+
+
+def knock_out(tournament: Tournament, big: Entry, victims: list[Entry]) -> None:
+    """The next hand: the victims go all in, the big stack calls and wins with aces,
+    every other player folds to a bet."""
+    row = in_play(tournament)
+    others = [Entry.objects.get(pk=pk) for pk in map(int, row.seats.values()) if pk != big.pk]
+    cards = iter(["7c2d", "7h2s", "6c2h", "6d2c", "9c9d"])
+    prepare(row, {big: "AsAh"} | {entry: next(cards) for entry in others}, "3c8d5hKsJd")
+    out = {entry.pk for entry in victims}
+    while row.status == HandStatus.PLAYING:
+        hand = replay(row)
+        legal = hand.legal()
+        who = entry_of(row, row.to_act)
+        if who in out and legal.max_to is not None and legal.max_to > legal.call + hand.bet(legal.seat):
+            row = act(row, ActionKind.BET_RAISE, legal.max_to)  # all in
+        elif who not in out and who != big.pk and not legal.can_check:
+            row = act(row, ActionKind.FOLD)
+        else:
+            row = act(row, ActionKind.CHECK_CALL)
+    assert hand_report(hand_id=row.pk, now=timezone.now())
+    assert Entry.objects.filter(pk__in=out, status="eliminated").count() == len(out)
+
+
+def withhold(flag: IntegrityFlag, entry: Entry, staff: User) -> None:
+    prize_withhold(flag_id=flag.pk, player_id=entry.player_id, actor=staff, reason="Review", now=timezone.now())
+
+
+def lift(entry: Entry, staff: User) -> None:
+    prize_release(entry_id=entry.pk, actor=staff, reason="Nothing found yet", now=timezone.now())
+
+
+def flagged(tournament: Tournament, big: Entry, other: Entry) -> IntegrityFlag:
+    return IntegrityFlag.objects.create(
+        kind=SignalKind.CHIP_TRANSFER,
+        tournament=tournament,
+        player=big.player,
+        other=other.player,
+        created_at=timezone.now(),
+    )
+
+
+@pytest.mark.parametrize("second", [1, 2])
+def test_a_hold_lifted_and_made_again_pays_the_bounties_of_each_period_in_full(staff, second):
+    # One bounty in the second period was paid as the first again (nothing); two
+    # collided with the first period's payment ("request key was already used").
+    tournament, (big, v1, v2, v3, other) = started([10_000, 500, 500, 500, 10_000], **KNOCKOUT)
+    flag = flagged(tournament, big, other)
+    withhold(flag, big, staff)
+    knock_out(tournament, big, [v1])
+    lift(big, staff)
+    assert balance(big) == BOUNTY
+
+    withhold(flag, big, staff)
+    knock_out(tournament, big, [v2, v3][:second])
+    assert balance(big) == BOUNTY
+    assert Entry.objects.get(pk=big.pk).bounty_held == second * BOUNTY
+    lift(big, staff)
+
+    assert balance(big) == (1 + second) * BOUNTY
+    assert Entry.objects.get(pk=big.pk).bounty_held == 0
+    assert bounty_account(tournament).balance == (5 - 1 - second) * BOUNTY
+    books_balance()
+
+
+def test_the_third_period_of_a_hold_is_confiscated_in_full_after_two_lifted_ones_were_paid(staff):
+    tournament, (big, v1, v2, v3) = started([10_000, 500, 500, 500], **KNOCKOUT)
+    flag = flagged(tournament, big, v1)
+    for victim in (v1, v2):
+        withhold(flag, big, staff)
+        knock_out(tournament, big, [victim])
+        lift(big, staff)
+    assert balance(big) == 2 * BOUNTY
+    withhold(flag, big, staff)
+    knock_out(tournament, big, [v3])  # the last: he wins the event, its prize and his own head
+    tournament.refresh_from_db()
+    big.refresh_from_db()
+    assert tournament.status == Status.FINISHED
+    assert (big.bounty_held, big.prize_hold) == (2 * BOUNTY, PrizeHold.WITHHELD)
+    house_before = house_account("EUR").balance
+
+    prize_confiscate(entry_id=big.pk, actor=staff, reason="Chip dumping confirmed", now=timezone.now())
+
+    assert balance(big) == 2 * BOUNTY
+    assert house_account("EUR").balance == house_before + big.prize + 2 * BOUNTY
+    assert bounty_account(tournament).balance == 0
+    assert Entry.objects.get(pk=big.pk).bounty_held == 0
     books_balance()
 
 

@@ -231,7 +231,7 @@ def test_a_custom_proposal_that_does_not_add_up_is_refused(staff):
     tournament, players = final_table(3)
     negotiation = agreed_to_negotiate(tournament, players, staff)
     entries = list(Entry.objects.filter(tournament=tournament).values_list("pk", flat=True))
-    with pytest.raises(TournamentError, match="does not add up"):
+    with pytest.raises(TournamentError, match=r"add up to €30, €1 more than the €29 the deal shares"):
         proposal_create(
             negotiation_id=negotiation.pk, author=staff, kind="custom", amounts=dict.fromkeys(entries, 1000), now=now()
         )

@@ -2,17 +2,19 @@
 alone, newest first and a page at a time, rolled-back hands marked; and neither the
 page nor the replayer's data holds a hole card that was not his or shown down."""
 
+import importlib
 import json
 import re
 from datetime import timedelta
 
 import pytest
+from django.apps import apps
 from django.urls import reverse
 from django.utils import timezone
 
 from lobby.templatetags.poker import card
 from tests.tables import act, acting, in_play, prepare, started
-from tournaments.models import Hand, HandStatus
+from tournaments.models import Hand, HandSeat, HandStatus
 from tournaments.rules.hands import ActionKind
 from tournaments.services.hands import replay
 from tournaments.services.tables import hand_report, hands_roll_back
@@ -76,6 +78,24 @@ def test_the_history_lists_his_hands_alone_with_his_cards_and_what_he_won_or_los
     seat = next(seat for seat, entry in own.seats.items() if entry == alice.pk)
     net = own.result["stacks"][seat] - own.setup["stacks"][seat]
     assert (f"+{net:,}" if net > 0 else f"\N{MINUS SIGN}{-net:,}" if net < 0 else ">0<") in text
+
+
+def test_hands_dealt_before_the_seat_rows_are_in_the_history_once_migrated(client):
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = fold_round(in_play(tournament))
+    HandSeat.objects.all().delete()  # as a hand dealt before tournaments 0025 stands
+    migration = importlib.import_module("tournaments.migrations.0025_hand_seats_h1")
+
+    migration.record_seats(apps, None)
+
+    client.force_login(bob.player)
+    assert reverse("lobby:hand", args=[tournament.pk, row.pk]) in history(client)
+    assert {(seat.seat, seat.entry_id, seat.player_id) for seat in HandSeat.objects.filter(hand=row)} == {
+        (int(seat), entry.pk, entry.player_id)
+        for seat, pk in row.seats.items()
+        for entry in (alice, bob, carol)
+        if entry.pk == pk
+    }
 
 
 def in_play_of(tournament, entry) -> int:

@@ -10,6 +10,7 @@ import logging
 import time
 from datetime import timedelta
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -171,10 +172,23 @@ def run(scenario) -> None:
         ("staff", "staff", True),
         ("secrets", "staff", False),
         ("", None, False),
+        # Names matched whole, in ASCII digits: no trailing newline, no other script's digits.
+        ("user-{player}%0A", "player", False),
+        ("lobby.en%0A", None, False),
+        ("tables-{event}.en%0A", None, False),
+        ("user-{player_arabic}", "player", False),
+        ("tournament-{event_arabic}.en", None, False),
     ],
 )
 def test_who_may_subscribe_to_which_group(layer, event, people, groups, who, allowed):  # noqa: PLR0917
-    names = groups.format(event=event.pk, player=people["player"].pk, other=people["other"].pk)
+    arabic = str.maketrans("0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669")
+    names = groups.format(
+        event=event.pk,
+        player=people["player"].pk,
+        other=people["other"].pk,
+        player_arabic=quote(str(people["player"].pk).translate(arabic)),
+        event_arabic=quote(str(event.pk).translate(arabic)),
+    )
     cookie = session_cookie(people[who]) if who else b""
 
     async def scenario():

@@ -7,10 +7,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, Status
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
+from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, Status, Table
 from tournaments.rules.payouts import PrizeStructure
 from tournaments.services.cancellation import tournament_cancel
+from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.refusals import TournamentError
 from tournaments.services.satellites import satellite_award_seats
@@ -157,6 +158,31 @@ def test_a_target_in_late_registration_seats_the_winners_then(staff):
     entry = Entry.objects.get(pk=award.seats[0]["entry"])
     assert (entry.tournament, entry.player, entry.late) == (target, players[0], True)
     assert entry.chips == target.starting_stack
+    call_command("wallet_audit")
+
+
+def test_a_seat_won_into_a_target_whose_tables_are_drawn_is_seated_like_a_late_registration(staff):
+    now = timezone.now()
+    target = target_event(now, scheduled_start=now + timedelta(minutes=5), table_size=6, max_entrants=100)
+    entrants(target, 7, now=now)
+    tournament_advance(tournament_id=target.pk, now=target.scheduled_start)  # the draw: tables of 4 and 3
+    smallest = min(Table.objects.filter(tournament=target), key=lambda table: table.entries.count())
+    later = target.scheduled_start + timedelta(minutes=1)
+    satellite, players = played_satellite(now, target, entrants=11, scheduled_start=now - timedelta(hours=1))
+
+    award = satellite_award_seats(satellite_id=satellite.pk, finishers=[p.pk for p in players], actor=staff, now=later)
+
+    entry = Entry.objects.get(pk=award.seats[0]["entry"])
+    assert (entry.player, entry.late) == (players[0], True)
+    assert entry.table == smallest  # the table with the fewest players, as every late entrant
+    assert entry.seat not in set(smallest.entries.exclude(pk=entry.pk).values_list("seat", flat=True))
+
+    again = satellite_award_seats(satellite_id=satellite.pk, finishers=[p.pk for p in players], actor=staff, now=later)
+
+    assert again == award
+    assert Entry.objects.filter(tournament=target).count() == 8
+    assert (Entry.objects.get(pk=entry.pk).table, Entry.objects.get(pk=entry.pk).seat) == (smallest, entry.seat)
+    assert smallest.entries.count() == 4
     call_command("wallet_audit")
 
 

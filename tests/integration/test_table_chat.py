@@ -217,3 +217,15 @@ def test_players_cannot_read_chat_logs_or_mute(player):
 
     assert log.status_code == mute.status_code == 403
     assert not AuditEntry.objects.filter(action="tournaments.chat.muted").exists()
+
+
+@pytest.mark.parametrize("text", ["hello\x00there", "\x00"])
+def test_a_message_with_a_nul_is_refused_with_a_message_and_stores_nothing(text):
+    tournament, _ = started([1000, 1000, 1000])
+    writer = seated(tournament)[0]
+
+    refused = say(writer, tournament, text)
+
+    assert refused.status_code == 400
+    assert "The text holds a character that cannot be stored" in refused.text
+    assert not ChatMessage.objects.exists()

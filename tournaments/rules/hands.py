@@ -103,7 +103,7 @@ def deck_commitment(deck: Sequence[Card], salt: str) -> str:
 @dataclass(frozen=True)
 class ProvedCard:
     """One card of a finished hand's deck proof; `card` and `salt` are None for a
-    hole card its viewer may not see."""
+    card its viewer did not see."""
 
     position: int
     hash: str
@@ -111,13 +111,14 @@ class ProvedCard:
     salt: str | None
 
 
-def deck_proof(deck: Sequence[Card], salt: str, hidden: Collection[int]) -> list[ProvedCard]:
+def deck_proof(deck: Sequence[Card], salt: str, seen: Collection[int]) -> list[ProvedCard]:
     """The deck's proof as a viewer sees it: every card's hash, and the card with its
-    salt unless its position (1 to 52) is `hidden`."""
+    salt only where its position (1 to 52) is `seen`. Naming any other card (a burnt
+    or undealt one) would narrow down the hole cards nobody showed: they are the rest."""
     proof = []
     for position, card in enumerate(deck, start=1):
         own = card_salt(salt, position)
-        shown = position not in hidden
+        shown = position in seen
         proof.append(ProvedCard(position, card_hash(card, own), card if shown else None, own if shown else None))
     return proof
 
@@ -446,6 +447,7 @@ class Hand:
         )
         self._dealt = 0  # deck cards used so far
         self._board: list[Card] = []
+        self._board_positions: list[int] = []  # where the board's cards lie in the deck
         self.showdown_order: tuple[int, ...] = ()  # indices, in PokerKit's order of showing
         self._over = False
         self._result: HandResult | None = None
@@ -466,6 +468,12 @@ class Hand:
         self._dealt += count
         return cards
 
+    def _take_board(self, count: int) -> tuple[Card, ...]:
+        self._board_positions.extend(range(self._dealt + 1, self._dealt + count + 1))
+        cards = self._take(count)
+        self._board.extend(cards)
+        return cards
+
     def _deal(self, count: int) -> tuple[PokerKitCard, ...]:
         return tuple(_CARDS[card] for card in self._take(count))
 
@@ -478,8 +486,7 @@ class Hand:
             elif any(state.hole_dealing_statuses):
                 state.deal_hole(self._deal(1))
             elif any(state.board_dealing_counts):
-                self._board.extend(self.deck[self._dealt : self._dealt + state.board_dealing_counts[0]])
-                state.deal_board(self._deal(state.board_dealing_counts[0]))
+                state.deal_board(tuple(_CARDS[card] for card in self._take_board(state.board_dealing_counts[0])))
             else:
                 break
         if state.actor_indices:
@@ -492,7 +499,7 @@ class Hand:
             assert state.street_index is not None
             for street in state.streets[state.street_index + 1 :]:
                 self._take(1)
-                self._board.extend(self._take(street.board_dealing_count))
+                self._take_board(street.board_dealing_count)
 
     # What the table shows
 
@@ -508,6 +515,11 @@ class Hand:
     @property
     def board(self) -> tuple[Card, ...]:
         return tuple(self._board)
+
+    @property
+    def board_positions(self) -> tuple[int, ...]:
+        """Where the board's cards lie in the deck (1 to 52), in the order dealt."""
+        return tuple(self._board_positions)
 
     @property
     def street(self) -> str:
@@ -528,6 +540,14 @@ class Hand:
     def hole_positions(self, seat: int) -> tuple[int, ...]:
         self._i(seat)
         return hole_positions(self.setup, seat)
+
+    def seen_positions(self, viewer: int | None, shown: Collection[int]) -> frozenset[int]:
+        """The deck positions whose cards `viewer` (a seat; None: a spectator) saw:
+        the board, the hands of the `shown` seats, and his own."""
+        seats = {*shown, viewer} - {None}
+        return frozenset(self.board_positions).union(
+            *(self.hole_positions(seat) for seat in seats if seat in self._index)
+        )
 
     def contributions(self) -> tuple[int, ...]:
         """What each player (by index) has really put in: never more than his chips."""

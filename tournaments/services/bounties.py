@@ -107,15 +107,19 @@ def bounty_pay_winner(*, tournament: Tournament) -> None:
         _pay(tournament, _account(tournament), winner.player, amount, key=f"{winner.pk}:own", memo="own bounty")
 
 
-def bounty_held_decide(*, tournament: Tournament, entry: Entry, confiscate: bool, actor: "User", memo: str) -> None:
+def bounty_held_decide(
+    *, tournament: Tournament, entry: Entry, withholding: int, confiscate: bool, actor: "User", memo: str
+) -> None:
     """Rule 29, staff's decision on a player's winnings under review, in its
     transaction: the bounties he won meanwhile are paid to him, or kept by the room
-    (moved to the house, or, paid by the room, never paid)."""
+    (moved to the house, or, paid by the room, never paid). `withholding` names the
+    withholding this decision ends (its audit row): a hold lifted and made again is
+    a new period, whose bounties are a payment of their own."""
     amount = entry.bounty_held
     if not amount:
         return
     account = _account(tournament)
-    key = f"tournament:{tournament.pk}:bounty:held:{entry.pk}"
+    key = f"tournament:{tournament.pk}:bounty:held:{entry.pk}:{withholding}"
     if not confiscate:
         destination = wallet_account(entry.player, account.currency)
         transfer_create(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TableChatted
 from tournaments.models import ChatMessage, ChatMute, ChatWord, Entry, EntryStatus, Hand, HandStatus, Table
-from tournaments.services.refusals import refuse
+from tournaments.services.refusals import refuse, unwritable
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -26,6 +27,8 @@ CHAT_LENGTH = 200
 # At most this many messages a player sends in this many seconds, at all his tables.
 RATE_MESSAGES, RATE_SECONDS = 5, 10
 MUTE_MINUTES_MAX = 30 * 24 * 60
+# The same mute again within this many seconds is the same decision, sent twice.
+REPEAT_SECONDS = 60
 SHOWN = 50  # the messages a table's chat shows
 # Cards written out, besides the room's words: two cards as the site and hand
 # histories write them (AsKd, "Ah Kh": rank capital, suit small) or any card with
@@ -42,23 +45,31 @@ class Posted:
 def chat_post(*, tournament_id: int, table: int, player: "User", text: str, now: datetime) -> Posted:
     """`player`'s message in the chat of table `table`: refused unless he is seated
     there, not muted and not writing too fast; held back if it discusses the hand in
-    play (rule 19). Otherwise every page watching the table shows it."""
+    play (rule 19). Otherwise every page watching the table shows it. Under the
+    player's row lock (the rate is his, at all his tables): the same words at the
+    same table within RATE_SECONDS are a repeated click, answered with the message
+    sent then, and stored once."""
     text = " ".join((text or "").split())
     if not text:
         raise refuse("chat_empty")
     if len(text) > CHAT_LENGTH:
         raise refuse("chat_too_long", length=CHAT_LENGTH)
+    if unwritable(text):
+        raise refuse("unwritable_text")
     with transaction.atomic():
         at = Table.objects.filter(tournament_id=tournament_id, number=table, broken_at=None).first()
         if at is None:
             raise refuse("no_such_table")
         if not Entry.objects.filter(table=at, player=player, status=EntryStatus.ACTIVE).exists():
             raise refuse("chat_not_seated")
+        _lock_player(player)
         mute = ChatMute.objects.filter(player=player, until__gt=now).order_by("-until").first()
         if mute is not None:
             until = timezone.localtime(mute.until).strftime("%Y-%m-%d %H:%M %Z")
             raise refuse("chat_muted", until=until, reason=mute.reason)
         recent = ChatMessage.objects.filter(player=player, created_at__gt=now - timedelta(seconds=RATE_SECONDS))
+        if (repeat := recent.filter(table=at, text=text).order_by("-pk").first()) is not None:
+            return Posted(repeat, repeat.held)
         if recent.count() >= RATE_MESSAGES:
             raise refuse("chat_too_fast")
         held = _discusses_hand_in_play(at, text)
@@ -82,24 +93,40 @@ def chat_shown(table: Table) -> list[ChatMessage]:
 
 
 def chat_mute(*, player: "User", minutes: int, reason: str, staff: "User", now: datetime) -> ChatMute:
-    """Staff mute `player` in every table chat for `minutes`, with a reason (audited)."""
-    reason = (reason or "").strip()
+    """Staff mute `player` in every table chat for `minutes`, with a reason (audited).
+    Under the player's row lock, the same mute by the same staff member again within
+    REPEAT_SECONDS is a repeated click: the mute made then is the answer, and nothing
+    more is done or audited."""
+    reason = (reason or "").strip()[:200]
     if not reason:
         raise refuse("reason_required")
+    if unwritable(reason):
+        raise refuse("unwritable_text")
     if not 1 <= minutes <= MUTE_MINUTES_MAX:
         raise refuse("mute_minutes")
+    length = timedelta(minutes=minutes)
     with transaction.atomic():
-        mute = ChatMute.objects.create(
-            player=player, until=now + timedelta(minutes=minutes), reason=reason[:200], staff=staff, created_at=now
+        _lock_player(player)
+        recent = ChatMute.objects.filter(
+            player=player, staff=staff, reason=reason, created_at__gte=now - timedelta(seconds=REPEAT_SECONDS)
         )
+        if (repeat := next((m for m in recent if m.until - m.created_at == length), None)) is not None:
+            return repeat
+        mute = ChatMute.objects.create(player=player, until=now + length, reason=reason, staff=staff, created_at=now)
         audit_log(
             action="tournaments.chat.muted",
             subject=player,
             actor=staff,
-            reason=reason[:200],
+            reason=reason,
             data={"until": mute.until.isoformat()},
         )
     return mute
+
+
+def _lock_player(player: "User") -> None:
+    """The player's row, locked: his messages and mutes are decided one at a time.
+    Not a key lock, so rows that refer to him are written meanwhile."""
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
 
 
 def _discusses_hand_in_play(table: Table, text: str) -> bool:

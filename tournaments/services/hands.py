@@ -19,7 +19,7 @@ from celery import signature  # type: ignore[import-untyped]
 from django.conf import settings
 from django.db import transaction
 
-from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandStatus, Tournament
+from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Tournament
 from tournaments.rules.floor import Deal
 from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
@@ -48,10 +48,10 @@ _shown_lock = threading.Lock()
 
 def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapping[int, int], now: datetime) -> None:
     """A new hand at each table the floor has just dealt (`table_ids`: the tables'
-    ids by number), in the floor's transaction: the players seated there with chips,
-    the button and blinds the floor chose, the blinds and ante of the level now
-    (rule 17's clock), a fresh deck shuffled with `secrets` and committed to before
-    anyone sees a card."""
+    ids by number), in the floor's transaction: the players seated there with chips
+    (each also a HandSeat row), the button and blinds the floor chose, the blinds and
+    ante of the level now (rule 17's clock), a fresh deck shuffled with `secrets` and
+    committed to before anyone sees a card."""
     deals = list(deals)
     if not deals:
         return
@@ -100,6 +100,11 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
         rows.append(row)
         played.append(hand)
     Hand.objects.bulk_create(rows)
+    HandSeat.objects.bulk_create(
+        HandSeat(hand=row, seat=int(seat), entry_id=pk, player_id=entries[pk].player_id)
+        for row in rows
+        for seat, pk in row.seats.items()
+    )
     for row, hand in zip(rows, played, strict=True):
         hand_keep(row, hand)
         hand_queue(row)

@@ -54,6 +54,7 @@ logger = logging.getLogger(__name__)
 
 SCAN_TASK = "tournaments.tasks.integrity_scan"
 SAT_OUT = "tournaments.entry.sat_out"  # tournaments.services.tables.entry_sit_out's audit action
+WITHHELD = "tournaments.entry.prize_withheld"
 SCAN_EVERY_SECONDS = 30
 # Hands replayed in one transaction: a big field's backlog goes in several.
 SCAN_BATCH = 500
@@ -228,7 +229,7 @@ def prize_withhold(*, flag_id: int, player_id: int, actor: "User", reason: str, 
         entry.prize_hold = PrizeHold.WITHHELD
         entry.save(update_fields=["prize_hold"])
         audit_log(
-            action="tournaments.entry.prize_withheld",
+            action=WITHHELD,
             subject=entry,
             actor=actor,
             reason=reason[:200],
@@ -284,7 +285,21 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
         entry.prize_hold = outcome
         entry.save(update_fields=["prize_hold"])
         data["bounties"] = entry.bounty_held
-        bounty_held_decide(tournament=tournament, entry=entry, confiscate=confiscate, actor=actor, memo=reason[:200])
+        # Each withholding is its own period (its own audit row): lifted, then made
+        # again, its bounties are decided and paid on their own.
+        withholding = (
+            AuditEntry.objects.filter(action=WITHHELD, subject_type="tournaments.entry", subject_id=str(entry.pk))
+            .values_list("pk", flat=True)
+            .latest("pk")
+        )
+        bounty_held_decide(
+            tournament=tournament,
+            entry=entry,
+            withholding=withholding,
+            confiscate=confiscate,
+            actor=actor,
+            memo=reason[:200],
+        )
         action = "confiscated" if confiscate else ("released" if outcome == PrizeHold.PAID else "hold_lifted")
         audit_log(
             action=f"tournaments.entry.prize_{action}", subject=entry, actor=actor, reason=reason[:200], data=data

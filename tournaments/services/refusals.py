@@ -38,6 +38,9 @@ REFUSALS = {
     "eliminated": gettext_lazy("You are out of this tournament."),
     # Staff actions: every one needs a reason players and support can read (rule 1).
     "reason_required": gettext_lazy("Give a reason: players and support will read it."),
+    "unwritable_text": gettext_lazy(
+        "The text holds a character that cannot be stored (a NUL or a broken character): remove it and send it again."
+    ),
     # The clock (rules 2, 17).
     "not_running": gettext_lazy("Only a tournament in play can be paused."),
     "not_paused": gettext_lazy("The tournament is not paused."),
@@ -83,6 +86,7 @@ REFUSALS = {
     "chat_too_fast": gettext_lazy("You are writing too fast: wait a few seconds."),
     "mute_minutes": gettext_lazy("Mute for 1 minute to 30 days."),
     # Seat transfers (rule 21).
+    "transfer_staff_only": gettext_lazy("Only staff may move a seat to another account (rule 21)."),
     "transfer_same": gettext_lazy("A seat can only move to another account."),
     "transfer_no_seat": gettext_lazy("That player has no seat in play in this tournament."),
     "transfer_target_entered": gettext_lazy(
@@ -116,6 +120,14 @@ REFUSALS = {
     "clock_running": gettext_lazy("Stop the clock first: proposals come once every player wants to negotiate."),
     "clock": gettext_lazy("The clock cannot be stopped now: %(reason)s"),
     "bad_amounts": gettext_lazy("That proposal does not add up: %(reason)s."),
+    "amounts_short": gettext_lazy(
+        "The amounts add up to %(proposed)s, %(gap)s short of the %(to_share)s the deal shares "
+        "(the prizes, %(prizes)s, less %(play_for)s left to play for)."
+    ),
+    "amounts_too_much": gettext_lazy(
+        "The amounts add up to %(proposed)s, %(gap)s more than the %(to_share)s the deal shares "
+        "(the prizes, %(prizes)s, less %(play_for)s left to play for)."
+    ),
     "not_open": gettext_lazy("This proposal is no longer open."),
     "players_changed": gettext_lazy(
         "A player has been eliminated since the negotiation began; a deal must include every remaining player."
@@ -127,3 +139,9 @@ def refuse(code: str, **params: object) -> TournamentError:
     """The refusal `code`, its message filled in with `params`, to raise."""
     message = str(REFUSALS[code])
     return TournamentError(message % params if params else message, code)
+
+
+def unwritable(text: str) -> bool:
+    """Whether `text` holds what the database cannot store: a NUL, or a lone
+    surrogate (no UTF-8 for it)."""
+    return "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)

@@ -4,8 +4,9 @@ A satellite's pool pays whole seats of the target's entry price, and what is lef
 over (less than a seat) to the next finisher. A seat is an entry in the target,
 paid from the satellite's prize pool, when the target takes registrations now
 (before the start, or in late registration: rule 10's satellites that finish
-after their target started); otherwise it is a ticket worth the seat. Refunds of a
-seat entry go back as T-Money, never cash (entry_refund, rule 10).
+after their target started, seated by the floor as any late entrant); otherwise
+it is a ticket worth the seat. Refunds of a seat entry go back as T-Money, never
+cash (entry_refund, rule 10).
 
 Ending a satellite when only the seat winners are left (rule 11) is the floor
 engine's decision; it then calls satellite_award_seats with the finishing order.
@@ -26,6 +27,7 @@ from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.services.entries import entry_refusal, purchase_create
+from tournaments.services.floor import floor_seat_late
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import Account, TransferReason
@@ -254,6 +256,8 @@ class _Seating:
         self.target.entries_count += 1
         self.target.prize_contributions += purchase.price
         record(EntryChanged(self.target.pk, player.pk))
+        if entry.late:
+            floor_seat_late(self.target.pk, entry, now=self.now)  # as entry_register: after the draw, a seat now
         return {"player": player.pk, "entry": entry.pk}
 
     def _ticket(self, player: "User") -> dict[str, int]:

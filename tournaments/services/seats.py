@@ -1,7 +1,8 @@
 """Rule 21: one account, no seat transfer. A seat moves to another account only by
 a staff decision, for a serious cause the room can verify, with a reason: the entry
 (its chips, its seat, its hand in play and anything it wins from now on) then
-belongs to the other account. Audited with both accounts and who decided."""
+belongs to the other account; the hands played before stay the old account's
+history. Audited with both accounts and who decided."""
 
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from django.db import transaction
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TablesChanged
-from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, Tournament
+from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, HandSeat, HandStatus, Tournament
 from tournaments.services.refusals import refuse
 
 if TYPE_CHECKING:
@@ -23,7 +24,10 @@ def entry_transfer(
 ) -> Entry:
     """`source`'s seat in the tournament under way goes to `target` (staff only, rule
     21), under the tournament's row lock. Refused without a reason, when `source`
-    has no seat in play, or when `target` is entered already (rule 9) or is `source`."""
+    has no seat in play, or when `target` is entered already (rule 9) or is `source`;
+    refused to an `actor` without staff rights, whoever calls."""
+    if not actor.is_staff:
+        raise refuse("transfer_staff_only")
     reason = (reason or "").strip()
     if not reason:
         raise refuse("reason_required")
@@ -41,6 +45,9 @@ def entry_transfer(
         entry.player = target
         entry.sitting_out = False
         entry.save(update_fields=["player", "sitting_out"])
+        # The hand in play is the new holder's to play; the hands before stay the
+        # old holder's history (their hole cards his alone).
+        HandSeat.objects.filter(entry=entry, hand__status=HandStatus.PLAYING).update(player=target)
         audit_log(
             action="tournaments.entry.transferred",
             subject=entry,

@@ -75,27 +75,33 @@ def sha256sum(text: str) -> str:
 
 def test_deck_commitment_matches_the_documented_one_liners():
     deck, salt = new_deck(random.Random(1)), "a1b2c3"
-    proof = deck_proof(deck, salt, hidden=set())
+    proof = deck_proof(deck, salt, seen=range(1, 53))
 
     assert sha256sum("".join(card.hash for card in proof)) == deck_commitment(deck, salt)
     assert sha256sum(f"{proof[4].card}:{proof[4].salt}") == proof[4].hash
 
 
-def test_the_proof_hides_the_cards_asked_for_and_their_salts_only():
+def test_the_proof_names_the_cards_a_viewer_saw_and_hides_every_other_with_its_salt():
     deck, salt = new_deck(random.Random(2)), new_salt()
     hand = Hand(setup({1: 1000, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), deck)
-    folded = set(hand.hole_positions(2))
+    hand.act(3, ActionKind.FOLD)
+    hand.act(1, ActionKind.CHECK_CALL)
+    hand.act(2, ActionKind.CHECK_CALL)  # the flop is dealt, after a burnt card
 
-    proof = deck_proof(deck, salt, hidden=folded)
+    seen = hand.seen_positions(1, shown=())
+    proof = deck_proof(deck, salt, seen)
 
-    assert folded == {2, 5}  # seat 2 is the second dealt to, three-handed
-    assert [card.card for card in proof if card.card is None] == [None, None]
-    assert {card.position for card in proof if card.card is None} == folded
-    assert all(card.salt is None for card in proof if card.position in folded)
-    assert [card.card for card in proof if card.card] == [c for i, c in enumerate(deck, 1) if i not in folded]
-    # Every hash is there, so the commitment still checks; no other card's salt gives his away.
+    # Seat 1's two cards and the flop; seat 2's and 3's cards, the burnt card and the
+    # undealt rest are hashes alone: folded seat 3's could be any two of 47.
+    assert hand.hole_positions(2) == (2, 5)  # seat 2 is the second dealt to, three-handed
+    assert seen == {1, 4, 8, 9, 10}
+    assert [card.card for card in proof if card.card] == [*hand.hole_cards(1), *hand.board]
+    assert all(card.salt is None for card in proof if card.position not in seen)
+    # Every hash is there, so the commitment still checks; no shown salt gives another card away.
     assert hashlib.sha256("".join(card.hash for card in proof).encode()).hexdigest() == deck_commitment(deck, salt)
-    assert {card_salt(salt, position) for position in folded}.isdisjoint(card.salt for card in proof)
+    hidden = set(range(1, 53)) - seen
+    assert {card_salt(salt, position) for position in hidden}.isdisjoint(card.salt for card in proof)
+    assert hand.seen_positions(None, shown=(3,)) == {3, 6, 8, 9, 10}
     assert hand.hole_cards(2) == (deck[1], deck[4])
 
 
