@@ -6,6 +6,7 @@ carries its replayer's steps (tournaments.rules.replayer), and a player has his
 history of every hand he played. Nobody sees a hole card that was not shown down,
 except his own."""
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from lobby.templatetags.poker import card, card_colour
 from tournaments.hand_selectors import hand_lines, hand_list_for_player
 from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
-from tournaments.rules.replayer import SeatStep, Step, hand_steps
+from tournaments.rules.replayer import SeatStep, Step, action_steps, hand_steps
 from tournaments.services.hands import replay
 from tournaments.templatetags.chips import chips
 
@@ -60,7 +61,7 @@ def hand_view(request: HttpRequest, pk: int, hand_id: int) -> HttpResponse:
         "board": played.board,
         "players": players,
         "replayer": _replayer(hand, players) if over else None,
-        "actions": [(names.get(action.seat, ""), action) for action in played.actions],
+        "streets": _action_list(hand, names),
         "proof": proof,
         "hashes": "".join(card.hash for card in proof),
         "example": next((card for card in proof if card.card), None),
@@ -148,6 +149,25 @@ def _phh(request: HttpRequest, hands: list[Hand], *, name: str) -> HttpResponse:
     return response
 
 
+def _action_list(hand: Hand, names: Mapping[int, str]) -> list[dict[str, Any]]:
+    """The hand page's list of what happened, a street at a time under its heading
+    (with the cards it dealt), in the replayer's words (_said): a finished hand's to
+    its award, another's (in play, rolled back) as far as it went."""
+    deck = [hand.deck[i : i + 2] for i in range(0, len(hand.deck), 2)]
+    setup, actions = HandSetup.from_json(hand.setup), [Action.from_json(data) for data in hand.actions]
+    steps = hand_steps(setup, deck, actions) if hand.status in FINISHED else action_steps(setup, deck, actions)[1]
+    streets: list[dict[str, Any]] = [{"name": _street_label("preflop"), "cards": [], "said": []}]
+    for before, step in itertools.pairwise(steps):
+        if step.action is None and not step.winners:  # a street dealt
+            cards = [_card(code) for code in step.board[len(before.board) :]]
+            streets.append({"name": _street_label(step.street), "cards": cards, "said": []})
+            continue
+        if step.winners and step.street == "showdown":
+            streets.append({"name": _street_label(step.street), "cards": [], "said": []})
+        streets[-1]["said"].append(_said(step, before, names))
+    return streets
+
+
 def _replayer(hand: Hand, players: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The replayer's data for a finished hand: its steps built from its record
     (setup, deck, actions: what its PHH is written from, see tournaments.rules.replayer)
@@ -170,8 +190,7 @@ def _step(step: Step, before: Step | None, names: Mapping[int, str]) -> dict[str
     return {
         "street": _street_label(step.street),
         "board": [_card(code) for code in step.board],
-        "pots": [chips(pot) for pot in step.pots],
-        "pot": chips(sum(step.pots) + sum(seat.bet for seat in step.seats)),
+        "pot": _pot_text(step),
         "seats": [
             {
                 "seat": seat.seat,
@@ -182,15 +201,26 @@ def _step(step: Step, before: Step | None, names: Mapping[int, str]) -> dict[str
             }
             for seat in step.seats
         ],
-        "pots_text": ", ".join(
-            (gettext("main pot %(chips)s") if place == 0 else gettext("side pot %(chips)s")) % {"chips": chips(pot)}
-            for place, pot in enumerate(step.pots)
-        )
-        if len(step.pots) > 1
-        else "",
         "said": _said(step, before, names),
         "to_act": names.get(step.to_act, "") if step.to_act is not None else "",
     }
+
+
+def _pot_text(step: Step) -> str:
+    """What is in the pots, and apart from it what the players have bet on this
+    street (in front of them, not yet gathered in)."""
+    bets = sum(seat.bet for seat in step.seats)
+    if len(step.pots) > 1:
+        pots = [gettext("main %(chips)s") % {"chips": chips(step.pots[0])}]
+        pots += [gettext("side %(chips)s") % {"chips": chips(pot)} for pot in step.pots[1:]]
+        text = gettext("Pots: %(pots)s") % {"pots": ", ".join(pots)}
+    elif sum(step.pots) or not bets:
+        text = gettext("Pot: %(chips)s") % {"chips": chips(sum(step.pots))}
+    else:
+        return gettext("Bets in front of the players: %(chips)s") % {"chips": chips(bets)}
+    if bets:
+        return gettext("%(pots)s; bets in front of the players: %(chips)s") % {"pots": text, "chips": chips(bets)}
+    return text
 
 
 def _seat_note(seat: SeatStep) -> str:
@@ -224,7 +254,7 @@ def _said(step: Step, before: Step | None, names: Mapping[int, str]) -> str:
         )
     action = step.action
     if action is None:
-        return gettext("The cards are dealt.") if before is None else gettext("Everyone is all in: the board is dealt.")
+        return _dealt(step, first=before is None)
     assert before is not None  # every action follows the deal's step
     name = names.get(action.seat, "")
     if action.kind is ActionKind.FOLD:
@@ -237,6 +267,20 @@ def _said(step: Step, before: Step | None, names: Mapping[int, str]) -> str:
     if paid:
         return gettext("%(name)s calls %(chips)s") % {"name": name, "chips": chips(paid)}
     return gettext("%(name)s checks") % {"name": name}
+
+
+def _dealt(step: Step, *, first: bool) -> str:
+    """A step that deals: the hole cards (`first`), a street while the betting goes
+    on, or the board run out once nobody can bet."""
+    if first:
+        return gettext("The cards are dealt.")
+    if step.to_act is None:
+        return gettext("Everyone is all in: the board is dealt.")
+    return {
+        "flop": gettext("The flop is dealt."),
+        "turn": gettext("The turn is dealt."),
+        "river": gettext("The river is dealt."),
+    }[step.street]
 
 
 def _stack(step: Step, seat: int) -> int:

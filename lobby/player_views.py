@@ -82,6 +82,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
 
     return {
         "players_path": path,
+        "players_url": url(page.number),
         "players_search": search,
         "players_page": page,
         "players": rows,

@@ -73,8 +73,9 @@ class LobbyParts:
     status: int  # 400 for filters that do not validate
     filters_html: str
     results_html: str
-    # The events listed and their statuses, for the viewer's own marks.
-    listed: tuple[tuple[int, str], ...] = ()
+    # The events listed with their statuses and registration paths ("" when closed),
+    # for the viewer's own marks.
+    listed: tuple[tuple[int, str, str], ...] = ()
 
 
 @vary_on_headers("Cookie", "HX-Request")
@@ -132,29 +133,46 @@ def _lobby_page(request, parts: LobbyParts):
 
 
 def _with_own_marks(request, parts: LobbyParts) -> str:
-    """The shared results with a signed-in player's own marks ("Registered", and "Go
-    to my table" while they play): each listed row carries an empty mark, filled here
-    for the events the player is in."""
+    """The shared results with a signed-in player's own marks ("Registered" instead
+    of "Register…", and "Go to my table" while they play): each listed row carries
+    the mark of a player not in the event, replaced here for the events the player is in."""
     if not parts.listed or not request.user.is_authenticated:
         return parts.results_html
     html = parts.results_html
-    statuses = dict(parts.listed)
-    for tournament_id, seated_at in player_marks(request.user.pk, statuses).items():
-        status = statuses[tournament_id]
+    listed = {tournament_id: (status, path) for tournament_id, status, path in parts.listed}
+    for tournament_id, seated_at in player_marks(request.user.pk, listed).items():
+        status, registration_path = listed[tournament_id]
         html = html.replace(
-            _own_mark_html(tournament_id, status, registered=False),
-            _own_mark_html(tournament_id, status, registered=True, table=playing_at(status, seated_at)),
+            _own_mark_html(tournament_id, status, registration_path, registered=False),
+            _own_mark_html(
+                tournament_id, status, registration_path, registered=True, table=playing_at(status, seated_at)
+            ),
         )
     return html
 
 
-def _own_mark_html(tournament_id: int, key: str, *, registered: bool, table: int | None = None) -> str:
-    """A lobby row's own mark; `key`: the event's status, which the shared row's empty
-    mark carries too, so that the page fetches the mark again when a live row update
-    brings another (the event started: the player's table)."""
-    path = reverse("lobby:own_mark", args=[tournament_id])
-    context = {"id": tournament_id, "path": path, "key": key, "registered": registered, "table": table}
+def _own_mark_html(
+    tournament_id: int, status: str, registration_path: str, *, registered: bool, table: int | None = None
+) -> str:
+    """A lobby row's own mark: "Register…" (when registration would take an entry:
+    `registration_path`) for a player not in the event, else "Registered". Its key,
+    which the shared row's mark carries too, says the event's status and whether it
+    takes entries, so that the page fetches the mark again when a live row update
+    brings another (the event started: the player's table; it filled up: no "Register…")."""
+    context = {
+        "id": tournament_id,
+        "path": reverse("lobby:own_mark", args=[tournament_id]),
+        "key": own_mark_key(status, registration_path),
+        "registered": registered,
+        "registration_path": registration_path,
+        "info_path": reverse("lobby:tournament", args=[tournament_id]),
+        "table": table,
+    }
     return get_template("lobby/lobby.html#mark").render(context)
+
+
+def own_mark_key(status: str, registration_path: str) -> str:
+    return f"{status}.open" if registration_path else status
 
 
 def own_mark(request, pk: int):
@@ -162,15 +180,18 @@ def own_mark(request, pk: int):
     `?on=info` Tournament Info's "Go to my table". Fetched again when their entry
     changes (lobby.live) or a shared update brings a mark with another key (portal.js),
     as a shared update never carries it."""
-    on_info = request.GET.get("on") == "info"
-    tournament = Tournament.objects.filter(pk=pk).first()
-    if tournament is None:
-        raise Http404
     marks = player_marks(request.user.pk, [pk]) if request.user.is_authenticated else {}
-    table = playing_at(tournament.status, marks.get(pk))
-    if on_info:
+    if request.GET.get("on") == "info":
+        tournament = get_object_or_404(Tournament, pk=pk)
+        table = playing_at(tournament.status, marks.get(pk))
         return HttpResponse(_info_mark_html(tournament, tournament_tables(tournament), table=table))
-    return HttpResponse(_own_mark_html(pk, tournament.status, registered=pk in marks, table=table))
+    row = _lobby_row(pk)
+    if row is None:
+        raise Http404
+    table = playing_at(row["status"], marks.get(pk))
+    return HttpResponse(
+        _own_mark_html(pk, row["status"], row["registration_path"], registered=pk in marks, table=table)
+    )
 
 
 def _info_mark_html(tournament: Tournament, tables, *, table: int | None) -> str:
@@ -210,7 +231,7 @@ def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
         status=200 if valid else 400,
         filters_html=render_to_string("lobby/lobby.html#filters", filters),
         results_html=render_to_string("lobby/lobby.html#results", results),
-        listed=tuple((row["id"], row["status"]) for row in results.get("rows", ())),
+        listed=tuple((row["id"], row["status"], row["registration_path"]) for row in results.get("rows", ())),
     )
 
 
@@ -305,6 +326,9 @@ class LobbyRowWriter:
 
     def __call__(self, row: dict) -> dict:
         pool_currency = pricing.pool_currency(entry_kind=row["entry_kind"], currency=row["currency"])
+        registration_path = (
+            "" if self._registration_refusal(row) else str(row["id"]).join(self.registration_path_around_id)
+        )
         start = row["scheduled_start"].astimezone(self.zone)  # timezone.localtime(), as the date filter does
         tags = tournament_tags(
             bounty_kind=row["bounty_kind"],
@@ -321,10 +345,9 @@ class LobbyRowWriter:
             "start_text": self.start_text(start),
             "info_path": str(row["id"]).join(self.info_path_around_id),
             # The registration service's own rule (rule 9): closed, not open yet, full.
-            "registration_path": (
-                "" if self._registration_refusal(row) else str(row["id"]).join(self.registration_path_around_id)
-            ),
+            "registration_path": registration_path,
             "mark_path": str(row["id"]).join(self.mark_path_around_id),
+            "mark_key": own_mark_key(row["status"], registration_path),
             "name": row["name"],
             "game_label": f"{BETTING_SHORT[row['betting']]} {self.game_labels[row['game']]}",
             "buy_in_text": self.buy_in_text(
@@ -402,28 +425,38 @@ def _info_live_context(tournament: Tournament, now) -> dict:
 
 def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = False) -> str:
     """Tournament Info's changing parts, to swap in out of band (lobby.live): status,
-    entrants, prizes and the clock, or the clock alone."""
+    entrants, prizes, tables, the players list's first page and the clock, or the
+    clock alone."""
     if clock_only:
         context = {"tournament": tournament, "clock": tournament_clock(tournament), "now": now, "oob": True}
         return render_to_string("lobby/clock_card.html", context)
     context = {**_info_live_context(tournament, now), "oob": True}
-    return "".join(
-        render_to_string(f"lobby/tournament_info.html#{part}", context)
-        for part in ("status", "entrants", "prizes", "tables")
-    ) + render_to_string("lobby/clock_card.html", context)
+    players = {"tournament": tournament, **players_context(tournament, search="", page_number="1"), "oob": True}
+    return (
+        "".join(
+            render_to_string(f"lobby/tournament_info.html#{part}", context)
+            for part in ("status", "entrants", "prizes", "tables")
+        )
+        + render_to_string("lobby/players.html#list", players)
+        + render_to_string("lobby/clock_card.html", context)
+    )
 
 
 def lobby_row_html(tournament_id: int) -> str:
     """The event's lobby row, to swap in out of band (lobby.live); empty for an event
     the lobby does not list."""
+    row = _lobby_row(tournament_id)
+    return "" if row is None else render_to_string("lobby/lobby.html#row", {"row": row, "oob": True})
+
+
+def _lobby_row(tournament_id: int) -> dict | None:
+    """The event's lobby row as LobbyRowWriter writes it, or None for no such event."""
     rows = (
         Tournament.objects.filter(pk=tournament_id)
         .annotate(pool=POOL, absent_bounty_players=ABSENT_BOUNTY_PLAYERS)
         .values(*LOBBY_FIELDS)
     )
-    return "".join(
-        render_to_string("lobby/lobby.html#row", {"row": write, "oob": True}) for write in map(LobbyRowWriter(), rows)
-    )
+    return next(map(LobbyRowWriter(), rows), None)
 
 
 def tournament_clock_card(request, pk: int):

@@ -77,6 +77,9 @@ RECENT = timedelta(hours=12)
 IN_PLAY = ~Q(status__in=[Status.FINISHED, Status.CANCELLED])
 
 
+AMOUNT_INPUT = forms.TextInput(attrs={"inputmode": "decimal"})
+
+
 class LobbyFilterForm(forms.Form):
     q = forms.CharField(label=_("Search"), required=False, max_length=80)
     game = forms.ChoiceField(label=_("Game"), required=False, choices=[("", _("Any game")), *Game.choices])
@@ -88,10 +91,15 @@ class LobbyFilterForm(forms.Form):
     )
     status = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("Active")), *Status.choices])
     tag = forms.ChoiceField(label=_("Tag"), required=False, choices=[("", _("Any tag")), *Tag.choices])
+    # Text, not a number box: the browser would keep an amount it refuses (-5, "1e")
+    # from the server, and htmx drops an invalid form's request without a word; the
+    # form's own errors say what is wrong, in the page's language.
     buy_in_min = forms.DecimalField(
-        label=_("Buy-in from"), required=False, min_value=0, max_digits=12, decimal_places=2
+        label=_("Buy-in from"), required=False, min_value=0, max_digits=12, decimal_places=2, widget=AMOUNT_INPUT
     )
-    buy_in_max = forms.DecimalField(label=_("Buy-in to"), required=False, min_value=0, max_digits=12, decimal_places=2)
+    buy_in_max = forms.DecimalField(
+        label=_("Buy-in to"), required=False, min_value=0, max_digits=12, decimal_places=2, widget=AMOUNT_INPUT
+    )
     sort = forms.ChoiceField(label=_("Sort"), required=False, choices=SORT_CHOICES)
 
     def clean(self):

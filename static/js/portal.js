@@ -148,31 +148,41 @@
   }
 
   // A shared message may carry parts this page does not show (a lobby row its
-  // filters leave out): only those whose place is on the page are swapped in. The
-  // viewer's own marks (data-own) inside a part stay as they are: shared parts
-  // never carry them. A mark whose key the part changes (the event started, the
-  // players moved) is fetched again: its id goes into `stale`.
+  // filters leave out): only those whose place is on the page are swapped in. A
+  // signed-in viewer's own marks (data-own) inside a part stay as they are: shared
+  // parts carry a visitor's. A mark whose key the part changes (the event started,
+  // it filled up, the players moved) is fetched again: its id goes into `stale`.
   function present(text, stale) {
     var template = document.createElement("template");
     template.innerHTML = text;
     Array.prototype.slice.call(template.content.children).forEach(function (part) {
-      if (part.id && part.hasAttribute("hx-swap-oob") && !document.getElementById(part.id)) part.remove();
+      if (!part.id || !part.hasAttribute("hx-swap-oob")) return;
+      var current = document.getElementById(part.id);
+      if (!current) part.remove();
+      // A part the page shows in another view (a search, another page of a list)
+      // is fetched again in the page's own view.
+      else if (current.hasAttribute("data-view") && current.getAttribute("data-view") !== part.getAttribute("data-view")) {
+        part.remove();
+        stale.push(part.id);
+      }
     });
-    // Only a signed-in player has marks of their own (a visitor's stay empty).
+    // Only a signed-in player has marks of their own (a visitor's are the shared ones).
     var signedIn = document.querySelector("[data-live-user]") !== null;
-    template.content.querySelectorAll("[data-own][id]").forEach(function (own) {
-      var current = document.getElementById(own.id);
-      var key = current ? current.getAttribute("data-own-key") : null;
-      if (signedIn && own.getAttribute("data-own-key") !== key) stale.push(own.id);
-      if (current) own.replaceWith(current.cloneNode(true));
-    });
+    if (signedIn) {
+      template.content.querySelectorAll("[data-own][id]").forEach(function (own) {
+        var current = document.getElementById(own.id);
+        var key = current ? current.getAttribute("data-own-key") : null;
+        if (own.getAttribute("data-own-key") !== key) stale.push(own.id);
+        if (current) own.replaceWith(current.cloneNode(true));
+      });
+    }
     return template.content.children.length ? template.innerHTML : "";
   }
 
   function refresh(id) {
     var element = document.getElementById(id);
     if (!element) return;
-    var url = element.getAttribute("data-refresh-url");
+    var url = element.getAttribute("data-refresh-url") || element.getAttribute("data-view");
     if (url) window.htmx.ajax("GET", url, { target: element, swap: "outerHTML" });
     else reload();
   }
@@ -211,19 +221,32 @@
   document.addEventListener("DOMContentLoaded", connect);
 })();
 
-// The table's bet slider and presets fill in the amount the Raise button sends.
+// The table's bet slider, number box and presets fill in the amount the Raise
+// button sends, and stay in step: each shows the amount the last one chose.
 (function () {
   "use strict";
+  function sliderFor(amount) {
+    return document.querySelector('[data-amount-slider="' + amount.id + '"]');
+  }
   document.addEventListener("input", function (event) {
-    var slider = event.target;
-    if (!slider.hasAttribute || !slider.hasAttribute("data-amount-slider")) return;
-    var amount = document.getElementById(slider.getAttribute("data-amount-slider"));
-    if (amount) amount.value = slider.value;
+    var target = event.target;
+    if (!target.hasAttribute) return;
+    if (target.hasAttribute("data-amount-slider")) {
+      var amount = document.getElementById(target.getAttribute("data-amount-slider"));
+      if (amount) amount.value = target.value;
+    } else if (target.id) {
+      var slider = sliderFor(target);
+      // A range input clamps a value outside it to its ends, as the box's own limits say.
+      if (slider && target.value !== "") slider.value = target.value;
+    }
   });
   document.addEventListener("click", function (event) {
     var preset = event.target.closest ? event.target.closest("[data-amount-preset]") : null;
     if (!preset) return;
     var amount = document.getElementById(preset.getAttribute("data-amount-for"));
-    if (amount) amount.value = preset.getAttribute("data-amount-preset");
+    if (!amount) return;
+    amount.value = preset.getAttribute("data-amount-preset");
+    var slider = sliderFor(amount);
+    if (slider) slider.value = amount.value;
   });
 })();

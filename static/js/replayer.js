@@ -48,7 +48,6 @@
       var board = show("board");
       board.replaceChildren.apply(board, step.board.length ? step.board.map(cardSpan) : [document.createTextNode("—")]);
       show("pot").textContent = step.pot;
-      show("pots").textContent = step.pots_text;
       show("to-act").textContent = step.to_act;
       section.querySelector('[data-show-line="to-act"]').hidden = !step.to_act;
       var rows = step.seats.map(function (seat) {

@@ -46,18 +46,25 @@ def test_stepping_through_a_hand_street_by_street_shows_the_board_and_pot_of_eac
     street, board, pot = (replayer.locator(f'[data-show="{name}"]') for name in ("street", "board", "pot"))
     expect(street).to_have_text("Before the flop")
     expect(replayer.locator('[data-show="said"]')).to_have_text("The cards are dealt.")
-    expect(pot).to_have_text("30")  # the blinds
+    expect(pot).to_have_text("Bets in front of the players: 30")  # the blinds
     expect(replayer.get_by_role("button", name="Previous street")).to_be_disabled()
     replayer.get_by_role("button", name="Next action").click()
     expect(replayer.locator('[data-show="said"]')).to_contain_text("calls 20")
-    expect(pot).to_have_text("50")
+    expect(pot).to_have_text("Bets in front of the players: 50")
 
     shown = [card(code) for code in BOARD]
     for name, cards, chips in (("Flop", 3, "60"), ("Turn", 4, "60"), ("River", 5, "180"), ("Showdown", 5, "180")):
         replayer.get_by_role("button", name="Next street").click()
         expect(street).to_have_text(name)
         expect(board.locator(".playing-card")).to_have_text(shown[:cards])
-        expect(pot).to_have_text(chips)
+        expect(pot).to_have_text(f"Pot: {chips}")
+        if name == "Flop":  # the check that ended the betting before it is not the flop's
+            expect(replayer.locator('[data-show="said"]')).to_have_text("The flop is dealt.")
+            replayer.get_by_role("button", name="Previous action").click()
+            expect(street).to_have_text("Before the flop")
+            expect(replayer.locator('[data-show="said"]')).to_contain_text("checks")
+            expect(board).to_have_text("—")
+            replayer.get_by_role("button", name="Next action").click()
     # Her own cards, and at the showdown everyone's.
     expect(replayer.locator("tbody")).to_contain_text(card("As"))
     expect(replayer.get_by_role("button", name="Next street")).to_be_disabled()
@@ -69,7 +76,7 @@ def test_stepping_through_a_hand_street_by_street_shows_the_board_and_pot_of_eac
     expect(street).to_have_text("Turn")
     replayer.get_by_role("button", name="Next action").click()  # the bet
     expect(replayer.locator('[data-show="said"]')).to_contain_text("bets 40")
-    expect(pot).to_have_text("100")
+    expect(pot).to_have_text("Pot: 60; bets in front of the players: 40")
 
     plain = new_page(java_script_enabled=False)
     plain.goto(f"/tournaments/{tournament.pk}/hands/{row.pk}/")

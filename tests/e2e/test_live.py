@@ -84,3 +84,50 @@ def test_a_dropped_connection_shows_reconnects_and_catches_up(asgi_page, asgi_se
 
     expect(banner).to_be_hidden(timeout=LIVE)
     expect(info.locator(f"#entrants-{event.pk}")).to_contain_text("1 / 100", timeout=LIVE)
+
+
+def test_tournament_info_lists_a_new_entrant_live_in_each_view_of_its_players(asgi_page, event):
+    funded("alice")
+    entry_register(tournament_id=event.pk, player=funded("bob"), now=timezone.now())
+    players = f"#players-{event.pk}"
+    info = listening(asgi_page(), f"/tournaments/{event.pk}/")
+    searching = listening(asgi_page(), f"/tournaments/{event.pk}/")
+    searching.get_by_label("Screen name").fill("ali")
+    expect(searching.locator(players)).to_contain_text("No player's screen name contains that.")
+    player = asgi_page()
+    log_in(player, "alice")
+    listening(player, f"/tournaments/{event.pk}/")
+    expect(player.locator(players)).to_contain_text("1 player")
+
+    player.get_by_role("button", name=re.compile(r"^Register: pay €11")).click()
+    expect(player.locator(f"#registration-{event.pk}")).to_contain_text("You are registered")
+
+    for page in (player, info):
+        expect(page.locator(players)).to_contain_text("2 players", timeout=LIVE)
+        expect(page.locator(players)).to_contain_text("Alice")
+    # A page searching the list gets its own search's answer, not the first page.
+    expect(searching.locator(players)).to_contain_text("1 player", timeout=LIVE)
+    expect(searching.locator(players)).to_contain_text("Alice")
+    expect(searching.locator(players)).not_to_contain_text("Bob")
+    expect(searching.get_by_label("Screen name")).to_have_value("ali")
+    assert not_reloaded(player)
+    assert not_reloaded(info)
+    assert not_reloaded(searching)
+
+
+def test_the_lobby_row_says_registered_instead_of_register_live_once_the_player_registers(asgi_page, event):
+    funded("alice")
+    player = asgi_page()
+    log_in(player, "alice")
+    lobby = listening(player.context.new_page(), "/")  # the player's other tab
+    row = lobby.locator(f"#lobby-row-{event.pk}")
+    expect(row.get_by_role("link", name="Register…")).to_be_visible()
+
+    listening(player, f"/tournaments/{event.pk}/")
+    player.get_by_role("button", name=re.compile(r"^Register: pay €11")).click()
+    expect(player.locator(f"#registration-{event.pk}")).to_contain_text("You are registered")
+
+    expect(row).to_contain_text("Registered", timeout=LIVE)
+    expect(row.get_by_role("link", name="Register…")).to_have_count(0)
+    expect(row.locator(".entrants")).to_have_text("1 / 100")
+    assert not_reloaded(lobby)

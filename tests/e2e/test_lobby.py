@@ -141,6 +141,28 @@ def test_the_filter_form_works_without_javascript(new_page, room):
     expect(page.locator("#id_game")).to_have_value("omaha")
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("/", "Buy-in from", "-5", "Buy-in from: Ensure this value is greater than or equal to 0."),
+        ("/", "Buy-in to", "999999999999999999999", "Buy-in to: Ensure that there are no more than 12 digits"),
+        ("/", "Buy-in to", "1e", "Buy-in to: Enter a number."),
+        ("/da/", "Indskud fra", "-5", "Indskud fra: Denne værdi skal være større end eller lig 0."),
+    ],
+    ids=["negative", "huge", "not-a-number", "danish"],
+)
+@pytest.mark.parametrize("javascript", [True, False], ids=["htmx", "no-javascript"])
+def test_an_invalid_buy_in_filter_is_refused_with_a_message_on_the_page(new_page, room, case, javascript):
+    path, field, value, message = case
+    page = new_page(java_script_enabled=javascript)
+    page.goto(path)
+    page.get_by_label(field).fill(value)
+    page.locator("#filters button[type=submit]").click()
+
+    expect(page.locator("#results [role=alert]")).to_contain_text(message)
+    expect(names(page)).to_have_count(0)
+
+
 def test_the_danish_lobby_is_in_danish(page, room):
     page.goto("/da/")
     expect(page).to_have_title("Turneringslobby · Pokerrum")

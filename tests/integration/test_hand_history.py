@@ -9,12 +9,13 @@ from datetime import timedelta
 
 import pytest
 from django.apps import apps
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from lobby.templatetags.poker import card
 from tests.tables import act, acting, in_play, prepare, started
-from tournaments.models import Hand, HandSeat, HandStatus
+from tournaments.models import Entry, Hand, HandSeat, HandStatus
 from tournaments.rules.hands import ActionKind
 from tournaments.services.hands import replay
 from tournaments.services.tables import hand_report, hands_roll_back
@@ -221,4 +222,78 @@ def test_the_history_and_the_replayer_speak_danish(client):
     assert "Genafspilning" in page
     steps = replayer_data(page)["steps"]
     assert (steps[0]["street"], steps[0]["said"]) == ("Før floppet", "Kortene er givet.")
+    assert steps[0]["pot"] == "Indsatser foran spillerne: 30"
     assert "folder" in steps[1]["said"]
+    assert "folder" in page.split('<div class="actions-log">')[1].split("</div>", maxsplit=1)[0]
+
+
+BOARD = ("2c", "7d", "9h", "Js", "3d")
+
+
+def played_to_the_river(row: Hand) -> Hand:
+    """Everyone calls the big blind (10/20) and checks, except on the turn: the first
+    to act bets 40 and the others call."""
+    while row.status == HandStatus.PLAYING:
+        hand = replay(row)
+        if hand.street == "turn" and hand.legal().can_check and not any(hand.bet(seat) for seat in hand.seats):
+            row = act(row, ActionKind.BET_RAISE, 40)
+        else:
+            row = act(row, ActionKind.CHECK_CALL)
+    return row
+
+
+def screen_names(row: Hand) -> list[str]:
+    """The names of the players in the order they acted first."""
+    by_entry = {entry.pk: entry.player.screen_name for entry in Entry.objects.filter(pk__in=row.seats.values())}
+    order = dict.fromkeys(action[0] for action in row.actions)
+    return [by_entry[row.seats[str(seat)]] for seat in order]
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html).strip()
+
+
+def test_the_action_list_says_what_each_player_did_a_street_at_a_time_in_the_replayers_words(client):
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "".join(BOARD))
+    row = played_to_the_river(row)
+    first, small, big = screen_names(row)  # the button acts first three-handed, then the blinds
+
+    page = client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text
+
+    log = page.split('<div class="actions-log">')[1].split("</div>", maxsplit=1)[0]
+    streets = [text_of(part) for part in re.findall(r"<h3>(.*?)</h3>", log, re.S)]
+    cards = [card(code) for code in BOARD]
+    flop, turn, river = "".join(cards[:3]), cards[3], cards[4]
+    assert streets == ["Before the flop", f"Flop: {flop}", f"Turn: {turn}", f"River: {river}", "Showdown"]
+    said = [text_of(line) for line in re.findall(r"<li>(.*?)</li>", log, re.S)]
+    checks = [f"{name} checks" for name in (small, big, first)]
+    assert said == [
+        *(f"{first} calls 20", f"{small} calls 10", f"{big} checks"),
+        *checks,
+        *(f"{small} bets 40", f"{big} calls 40", f"{first} calls 40"),
+        *checks,
+        f"{alice.player.screen_name} wins 180",
+    ]
+    assert "or" not in " ".join(said).split()  # no "checks or calls", no "bets or raises"
+    # The replayer says the same, each action on its own street, and the pots apart from the bets.
+    steps = replayer_data(page)["steps"]
+    assert [step["said"] for step in steps if step["said"] in said] == said
+    assert (steps[3]["street"], steps[3]["said"]) == ("Before the flop", f"{big} checks")
+    assert (steps[4]["street"], steps[4]["said"], steps[4]["pot"]) == ("Flop", "The flop is dealt.", "Pot: 60")
+    assert steps[0]["pot"] == "Bets in front of the players: 30"
+    bet = next(step for step in steps if step["said"] == f"{small} bets 40")
+    assert bet["pot"] == "Pot: 60; bets in front of the players: 40"
+
+
+def test_the_replayer_names_the_main_and_side_pots_and_the_bets_apart():
+    tournament, _ = started([300, 1000, 1000])
+    row = in_play(tournament)
+    while row.status == HandStatus.PLAYING:  # everyone all in
+        legal = replay(row).legal()
+        row = act(row, ActionKind.BET_RAISE, legal.max_to) if legal.max_to else act(row, ActionKind.CHECK_CALL)
+
+    steps = replayer_data(Client().get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text)["steps"]
+
+    assert "Pots: main 900, side 1,400" in [step["pot"] for step in steps]

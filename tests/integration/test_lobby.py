@@ -218,5 +218,39 @@ def test_a_signed_in_player_sees_registered_on_the_events_they_are_in_and_nobody
     assert client.get(f"/tournaments/{other.pk + 1000}/mark/").status_code == 404
 
 
+def test_a_registered_player_sees_registered_instead_of_register(client, structure, player, other_player):
+    theirs = TournamentFactory(name="Theirs", blind_structure=structure)
+    other = TournamentFactory(name="Other", blind_structure=structure)
+    deposit_create(user=player, currency="EUR", amount=1100, idempotency_key="fund-player")
+    entry_register(tournament_id=theirs.pk, player=player, now=timezone.now())
+
+    client.force_login(player)
+    for body in (client.get("/").content.decode(), client.get("/", headers={"HX-Request": "true"}).content.decode()):
+        assert "Registered" in row_of(body, theirs)
+        assert not offers_registration(body, theirs)
+        assert offers_registration(body, other)
+    # The mark the page fetches again when the player's entry changes says the same.
+    assert "Register…" not in client.get(f"/tournaments/{theirs.pk}/mark/").content.decode()
+    assert "Register…" in client.get(f"/tournaments/{other.pk}/mark/").content.decode()
+    client.force_login(other_player)
+    assert offers_registration(client.get("/").content.decode(), theirs)
+
+
+def test_a_row_update_that_closes_registration_brings_a_mark_with_another_key(client, structure, player):
+    # The page keeps a signed-in player's mark through row updates unless its key changes.
+    event = TournamentFactory(name="Filling", blind_structure=structure, max_entrants=2, entries_count=1)
+    client.force_login(player)
+    open_mark = row_of(client.get("/").content.decode(), event)
+    event.entries_count = 2
+    event.save(update_fields=["entries_count"])
+
+    full_mark = client.get(f"/tournaments/{event.pk}/mark/").content.decode()
+
+    assert "Register…" in open_mark
+    assert "Register…" not in full_mark
+    key = 'data-own-key="'
+    assert open_mark.split(key)[1].split('"')[0] != full_mark.split(key)[1].split('"')[0]
+
+
 def row_of(body: str, tournament) -> str:
     return body.split(f'id="lobby-row-{tournament.pk}"')[1].split("</tr>", maxsplit=1)[0]

@@ -1,6 +1,8 @@
 """A finished hand step by step, for the replayer on its page (issue 15): the table as
-it stood when the cards were dealt and after each action, then each street of a
-board run out with everyone all in, then the award.
+it stood when the cards were dealt, after each action and as each street was dealt,
+then each street of a board run out with everyone all in, then the award. An action
+belongs to the street it was made on: the call that ends the betting before the flop
+is the last step before the flop's.
 
 Built from the same record as the hand's PHH (its setup, deck and actions:
 tournaments.rules.hand_history writes that record out), by playing the actions one
@@ -60,9 +62,11 @@ def _street(board_size: int) -> str:
     return STREETS[{0: 0, 3: 1, 4: 2, 5: 3}[board_size]]
 
 
-def _table(hand: Hand, board: Sequence[Card], action: Action | None) -> Step:
+def _table(hand: Hand, board: Sequence[Card], action: Action | None, *, to_act: bool = True) -> Step:
     """The table as `hand` stands, its board shown up to `board`; once the hand is
-    over, before the pots are awarded (every chip put in gathered into them)."""
+    over, before the pots are awarded (every chip put in gathered into them). Whose
+    turn it is only if `to_act` (an action that ended a street: the turn is the next
+    street's, shown with its cards)."""
     put_in = hand.contributions()
     over = hand.over
     bets = [0 if over else hand.bet(seat) for seat in hand.seats]
@@ -84,19 +88,30 @@ def _table(hand: Hand, board: Sequence[Card], action: Action | None) -> Step:
             key=lambda step: step.seat,
         )
     )
-    return Step(_street(len(board)), tuple(board), seats, pots, action, None if over else hand.to_act)
+    return Step(_street(len(board)), tuple(board), seats, pots, action, hand.to_act if to_act and not over else None)
 
 
-def hand_steps(setup: HandSetup, deck: Sequence[Card], actions: Sequence[Action]) -> list[Step]:
-    """Every step of the hand `actions` played to its end: the deal, one step per
-    action, one per street run out after the betting ended, and the award."""
+def action_steps(setup: HandSetup, deck: Sequence[Card], actions: Sequence[Action]) -> tuple[Hand, list[Step]]:
+    """The hand after `actions` (over or not), and its steps so far: the deal, one
+    step per action on the street it was made on, and one per street dealt while
+    the betting goes on."""
     hand = Hand(setup, deck)
     steps = [_table(hand, hand.board, None)]
     for action in actions:
         shown = steps[-1].board
         hand.act(action.seat, action.kind, action.amount)
-        # A board dealt at once when no more betting is possible comes a street at a time.
-        steps.append(_table(hand, shown if hand.over else hand.board, action))
+        dealt = not hand.over and len(hand.board) > len(shown)
+        steps.append(_table(hand, shown, action, to_act=not dealt))
+        if dealt:
+            steps.append(_table(hand, hand.board, None))
+    return hand, steps
+
+
+def hand_steps(setup: HandSetup, deck: Sequence[Card], actions: Sequence[Action]) -> list[Step]:
+    """Every step of the hand `actions` played to its end: action_steps, then one per
+    street run out after the betting ended (a board dealt at once when no more
+    betting is possible comes a street at a time), and the award."""
+    hand, steps = action_steps(setup, deck, actions)
     if not hand.over:
         raise ValueError("The replayer shows finished hands only.")
     result = hand.result()

@@ -80,3 +80,20 @@ def test_a_short_big_blind_is_all_in_and_every_step_keeps_every_chip():
     for step in steps[:-1]:
         assert sum(seat.stack + seat.bet for seat in step.seats) + sum(step.pots) == 2015
     assert sum(seat.stack for seat in steps[-1].seats) == 2015
+
+
+def test_an_action_belongs_to_the_street_it_was_made_on_and_each_street_is_dealt_in_a_step_of_its_own():
+    # Everyone calls the big blind; the big blind's check ends the betting before the flop.
+    actions = [Action(3, CC), Action(1, CC), Action(2, CC), Action(1, CBR, 200), Action(2, F), Action(3, F)]
+
+    steps = hand_steps(SETUP, DECK, actions)
+
+    closed = steps[3]
+    assert (closed.action, closed.street, closed.board, closed.to_act) == (Action(2, CC), "preflop", (), None)
+    flop = steps[4]
+    assert (flop.action, flop.street, flop.board, flop.to_act) == (None, "flop", BOARD[:3], 1)
+    assert (flop.pots, [seat.bet for seat in flop.seats]) == ((300,), [0, 0, 0])
+    bet = steps[5]
+    assert (bet.street, bet.board, [seat.bet for seat in bet.seats]) == ("flop", BOARD[:3], [200, 0, 0])
+    assert [step.street for step in steps] == ["preflop"] * 4 + ["flop"] * 5
+    assert steps[-1].winners == {1: 500}
