@@ -88,6 +88,7 @@ REFUSALS = {
     "mute_minutes": gettext_lazy("Mute for 1 minute to 30 days."),
     # Seat transfers (rule 21).
     "transfer_same": gettext_lazy("A seat can only move to another account."),
+    "no_such_tournament": gettext_lazy("There is no tournament #%(tournament)s."),
     "transfer_no_seat": gettext_lazy("That player has no seat in play in this tournament."),
     "transfer_target_entered": gettext_lazy(
         "That account is entered in this tournament already: one entry per player (rule 9)."
