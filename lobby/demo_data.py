@@ -22,6 +22,7 @@ from tournaments.models import (
     Entry,
     EntryKind,
     EntryStatus,
+    ExtraTimeStage,
     Game,
     Hand,
     HandStatus,
@@ -57,6 +58,7 @@ LOGINS = [
 BOTS = 300
 # Minutes before the demo's start.
 REBUY_MADNESS_BEGAN = 10
+SPRINT_EXTRA_SECONDS = 60
 
 
 # Big blinds as rooms print them: each step roughly 25% above the last.
@@ -141,6 +143,16 @@ def demo_deal_load(*, now: datetime) -> Tournament:
     with transaction.atomic():
         _create_people(bot_count=0)
         return _final_table(now=now, structure=_create_structures()["Regular 12-minute"])
+
+
+def demo_sprint_load(*, now: datetime, bots: int = 12) -> Tournament:
+    """The demo's logins and its *Clock Sprint* alone, with `bots` bots in it, as demo_load makes them."""
+    with transaction.atomic():
+        people = _create_people(bot_count=bots)
+        sprint = _create_sprint(now=now, structures=_create_structures())
+        for bot in people["bots"]:
+            entry_register(tournament_id=sprint.pk, player=bot, now=now)
+        return sprint
 
 
 def _catch_up(tournament_id: int, *, now: datetime) -> None:
@@ -241,6 +253,10 @@ def _create_sprint(*, now: datetime, structures: dict[str, BlindStructure]) -> T
             break_seconds=20,
             late_registration_minutes=3,
             unregistration_deadline_minutes=0,
+            # Rule 18.2 from the start: whoever registers late and is dealt in before
+            # his page is at the table has a minute more for his first turn.
+            disconnect_extra_seconds=SPRINT_EXTRA_SECONDS,
+            disconnect_extra_from=ExtraTimeStage.START,
         )
     )
 
