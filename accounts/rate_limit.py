@@ -8,6 +8,7 @@ need one atomic increment per attempt and nothing else; on Redis `add` and `incr
 are atomic, so every process shares one count.
 """
 
+import contextlib
 import hashlib
 import ipaddress
 import math
@@ -20,14 +21,26 @@ from django.core.cache import cache
 from django.http import HttpRequest
 
 
-def limit_exceeded(scope: str, key: str, *, limit: int, window_seconds: int) -> int:
-    """Count one attempt; return 0 while within `limit` per window, else the
-    seconds until the window ends (a Retry-After)."""
+def _window_key(scope: str, key: str, window: int) -> str:
+    digest = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()  # any length or character is a safe key
+    # The key names its window, so a late expiry cannot stretch one.
+    return f"rate-limit:{scope}:{digest}:{window}"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One counted attempt: where it was counted, and 0 while within the limit,
+    else the seconds until the window ends (a Retry-After)."""
+
+    cache_key: str
+    retry_after: int
+
+
+def attempt_count(scope: str, key: str, *, limit: int, window_seconds: int) -> Attempt:
+    """Count one attempt against `limit` per window."""
     now = time.time()
     window = int(now // window_seconds)
-    digest = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()  # any length or character is a safe key
-    cache_key = f"rate-limit:{scope}:{digest}:{window}"
-    # The key names its window, so a late expiry cannot stretch one.
+    cache_key = _window_key(scope, key, window)
     if cache.add(cache_key, 1, timeout=window_seconds):
         count = 1
     else:
@@ -36,9 +49,18 @@ def limit_exceeded(scope: str, key: str, *, limit: int, window_seconds: int) -> 
         except ValueError:  # expired between add and incr
             cache.add(cache_key, 1, timeout=window_seconds)
             count = 1
-    if count <= limit:
-        return 0
-    return max(1, math.ceil((window + 1) * window_seconds - now))
+    retry_after = 0 if count <= limit else max(1, math.ceil((window + 1) * window_seconds - now))
+    return Attempt(cache_key=cache_key, retry_after=retry_after)
+
+
+def attempt_forgive(attempt: Attempt) -> None:
+    """Take back an attempt counted within the limit that turned out not to be
+    what the limit is for. Counting first and taking back after keeps the count
+    atomic: racing attempts never pass the limit together."""
+    if attempt.retry_after:
+        return
+    with contextlib.suppress(ValueError):  # its window has ended, and the count with it
+        cache.decr(attempt.cache_key)
 
 
 def _trusted_proxies() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network] | None:
@@ -111,6 +133,6 @@ class Limit:
 SIGN_UP_LIMIT = Limit(attempts=5, window_seconds=60 * 60)
 
 
-def over_limit(scope: str, key: str, limit: Limit) -> int:
-    """limit_exceeded with one of the limits above."""
-    return limit_exceeded(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)
+def over_limit(scope: str, key: str, limit: Limit) -> Attempt:
+    """attempt_count with one of the limits above."""
+    return attempt_count(scope, key, limit=limit.attempts, window_seconds=limit.window_seconds)

@@ -34,25 +34,29 @@ def _normalized_screen_name(screen_name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", screen_name).split())
 
 
-def _taken(user: User) -> dict[str, str]:
+# The code of the errors that say an account exists: whoever reads them learns whose.
+TAKEN = "taken"
+
+
+def _taken(user: User) -> dict[str, ValidationError]:
     """The fields of `user` that an existing account already uses, ignoring case."""
     others = User.objects.exclude(pk=user.pk) if user.pk else User.objects.all()
     taken = {}
     if others.filter(username__iexact=user.username).exists():
-        taken["username"] = _("A user with that username already exists.")
+        taken["username"] = ValidationError(_("A user with that username already exists."), code=TAKEN)
     if others.filter(screen_name__iexact=user.screen_name).exists():
-        taken["screen_name"] = _("That screen name is taken.")
+        taken["screen_name"] = ValidationError(_("That screen name is taken."), code=TAKEN)
     if user.email and others.filter(email__iexact=user.email).exists():
-        taken["email"] = _("An account with that email address already exists.")
+        taken["email"] = ValidationError(_("An account with that email address already exists."), code=TAKEN)
     return taken
 
 
-def _sign_up_errors(user: User, password: str) -> dict[str, list[str]]:
-    errors: dict[str, list[str]] = {}
+def _sign_up_errors(user: User, password: str) -> dict[str, list[ValidationError]]:
+    errors: dict[str, list[ValidationError]] = {}
 
     def add(field: str, problem: ValidationError | str) -> None:
-        messages = problem.messages if isinstance(problem, ValidationError) else [problem]
-        errors.setdefault(field, []).extend(messages)
+        problems = problem.error_list if isinstance(problem, ValidationError) else [ValidationError(problem)]
+        errors.setdefault(field, []).extend(problems)
 
     try:
         user.clean_fields(exclude=["password"])  # required fields, lengths, the username's characters
@@ -97,7 +101,8 @@ def user_sign_up(
     Rule 21 allows one account per person; for now that means username, screen
     name and email address each unique ignoring case (the integrity tools that
     look further come later). Raises ValidationError keyed by argument name with
-    every problem found, the password judged by AUTH_PASSWORD_VALIDATORS. One
+    every problem found, the password judged by AUTH_PASSWORD_VALIDATORS; a name
+    or address another account has is an error with the code TAKEN. One
     transaction, which the case-insensitive unique constraints back: of two
     sign-ups racing for a name, the second gets the same error as if it had come
     later. Side effect: an `accounts.user.signed_up` audit row, its actor the

@@ -15,8 +15,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import LogInForm, SignUpForm
-from accounts.rate_limit import SIGN_UP_LIMIT, client_address, over_limit
-from accounts.services import user_sign_up
+from accounts.rate_limit import SIGN_UP_LIMIT, attempt_forgive, client_address, over_limit
+from accounts.services import TAKEN, user_sign_up
 
 
 def too_many_attempts(request, retry_after: int):
@@ -56,23 +56,32 @@ def _safe_next(request) -> str:
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def sign_up(request):
-    """Open an account, log it in, and continue in the language it chose."""
+    """Open an account, log it in, and continue in the language it chose.
+
+    The limit counts the accounts opened and the attempts that learn whose a name
+    or address is (how one finds out which accounts exist); a form merely filled
+    in wrong is given back."""
     if request.user.is_authenticated:
         # One account per person (rule 21): nobody opens a second one from the first.
         status = 403 if request.method == "POST" else 200
         return render(request, "accounts/signup.html", {"signed_in": True}, status=status)
     status = 200
     if request.method == "POST":
-        if wait := over_limit("signup:ip", client_address(request), SIGN_UP_LIMIT):
-            return too_many_attempts(request, wait)
+        attempt = over_limit("signup:ip", client_address(request), SIGN_UP_LIMIT)
+        if attempt.retry_after:
+            return too_many_attempts(request, attempt.retry_after)
         form = SignUpForm(request.POST)
+        probed = False
         if form.is_valid():
             try:
                 user = user_sign_up(**form.sign_up_arguments())
             except ValidationError as error:
                 form.add_error(None, error)
+                probed = any(problem.code == TAKEN for problems in error.error_dict.values() for problem in problems)
             else:
                 return _signed_up(request, user)
+        if not probed:
+            attempt_forgive(attempt)
         status = 400
     else:
         form = SignUpForm(initial={"language": translation.get_language()})

@@ -326,8 +326,12 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusal_without_traceback": {"()": "config.log.RefusalWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # A task per sweep is routine; say only what needs attention.
-    "loggers": {"celery": {"level": os.environ.get("CELERY_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        # A task per sweep is routine; say only what needs attention.
+        "celery": {"level": os.environ.get("CELERY_LOG_LEVEL", "WARNING")},
+        "django.request": {"filters": ["refusal_without_traceback"]},
+    },
 }

@@ -15,12 +15,16 @@ from django.utils import timezone
 
 from accounts.models import User
 from tournaments.models import (
+    UNDER_WAY,
     BettingStructure,
     BlindLevel,
     BlindStructure,
     BountyKind,
     BreakPolicyKind,
+    Entry,
     EntryKind,
+    EntryStatus,
+    ExtraTimeStage,
     Game,
     Hand,
     HandStatus,
@@ -29,6 +33,7 @@ from tournaments.models import (
     Status,
     Tournament,
 )
+from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.entries import entry_register
 from tournaments.services.tables import hand_due, hands_catch_up, hands_check_down
@@ -53,6 +58,9 @@ LOGINS = [
     Login("dmitri", "dmitri-demo", "player", {"USD": 100_000, "TMY": 10_000}),
 ]
 BOTS = 300
+# Minutes before the demo's start.
+REBUY_MADNESS_BEGAN = 10
+SPRINT_EXTRA_SECONDS = 60
 
 
 # Big blinds as rooms print them: each step roughly 25% above the last.
@@ -123,6 +131,7 @@ def demo_load(*, now: datetime) -> None:
         _register_bots(events=events, bots=people["bots"], now=now)
         for event in events:
             _catch_up(event.pk, now=now)
+        _played_out(now=now, structures=structures, bots=people["bots"])
         _final_table(now=now, structure=structures["Regular 12-minute"])
         # Made last, so that it starts within a minute of the room being ready,
         # however long catching up the earlier events took.
@@ -136,6 +145,16 @@ def demo_deal_load(*, now: datetime) -> Tournament:
     with transaction.atomic():
         _create_people(bot_count=0)
         return _final_table(now=now, structure=_create_structures()["Regular 12-minute"])
+
+
+def demo_sprint_load(*, now: datetime, bots: int = 12) -> Tournament:
+    """The demo's logins and its *Clock Sprint* alone, with `bots` bots in it, as demo_load makes them."""
+    with transaction.atomic():
+        people = _create_people(bot_count=bots)
+        sprint = _create_sprint(now=now, structures=_create_structures())
+        for bot in people["bots"]:
+            entry_register(tournament_id=sprint.pk, player=bot, now=now)
+        return sprint
 
 
 def _catch_up(tournament_id: int, *, now: datetime) -> None:
@@ -236,6 +255,10 @@ def _create_sprint(*, now: datetime, structures: dict[str, BlindStructure]) -> T
             break_seconds=20,
             late_registration_minutes=3,
             unregistration_deadline_minutes=0,
+            # Rule 18.2 from the start: whoever registers late and is dealt in before
+            # his page is at the table has a minute more for his first turn.
+            disconnect_extra_seconds=SPRINT_EXTRA_SECONDS,
+            disconnect_extra_from=ExtraTimeStage.START,
         )
     )
 
@@ -308,21 +331,23 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
             deepstack=True,
             starting_stack=30_000,
         ),
+        # Its last rebuy level, when the add-on opens, begins two minutes after the
+        # demo does: long before its bots could have finished it.
         dict(
             name="Rebuy Madness €3",
-            scheduled_start=at(-30),
+            scheduled_start=at(-REBUY_MADNESS_BEGAN),
             blind_structure=regular,
             buy_in=300,
             fee=30,
             rebuy_price=300,
             rebuy_fee=30,
             rebuy_chips=10_000,
-            rebuy_levels=5,
+            rebuy_levels=2,
             addon_price=300,
             addon_fee=30,
             addon_chips=15_000,
             addon_break_minutes=3,
-            late_registration_minutes=60,
+            late_registration_minutes=20,
         ),
         # Announced: registration opens later.
         dict(
@@ -410,6 +435,61 @@ def _create_events(*, now: datetime, structures: dict[str, BlindStructure]) -> l
             spec["bounty_amount"] = buy_in
         events.append(_event(spec))
     return events
+
+
+# Over before the demo begins, played by bots through the services as the demo
+# loads: their history, standings, prizes and every hand's replay are there at once.
+FINISHED_EVENT = "Early Bird Freezeout €2"
+CANCELLED_EVENT = "Night Owl Turbo €1"
+CANCELLED_REASON = "Server problem: the room could not go on with this event (rule 22)."
+# The clock's step between rounds of turns: the bots act at once, so a round plays a
+# hand at every table (as `play_bots` does).
+PLAY_STEP = timedelta(seconds=20)
+
+
+def _played_out(*, now: datetime, structures: dict[str, BlindStructure], bots: list[User]) -> None:
+    """An event played to its winner, and one cancelled after some hands (rule 22:
+    rolled forward, the prize pool shared among the players left), both before `now`."""
+    base = now.replace(second=0, microsecond=0)
+    common = dict(
+        blind_structure=structures["Hyper-turbo 3-minute"],
+        speed=Speed.HYPER,
+        break_policy=BreakPolicyKind.NONE,
+        late_registration_minutes=0,
+    )
+    finished = _event(
+        dict(name=FINISHED_EVENT, scheduled_start=base - timedelta(hours=3), buy_in=200, fee=20, **common)
+    )
+    cancelled = _event(
+        dict(name=CANCELLED_EVENT, scheduled_start=base - timedelta(hours=2), buy_in=100, fee=10, **common)
+    )
+    for event, entrants in ((finished, bots[-18:]), (cancelled, bots[-45:-18])):
+        for bot in entrants:
+            entry_register(tournament_id=event.pk, player=bot, now=event.scheduled_start - timedelta(minutes=30))
+    _play(finished.pk, since=finished.scheduled_start, until=now)
+    stopped = _play(cancelled.pk, since=cancelled.scheduled_start, until=now, players_left=18)
+    staff = User.objects.get(username="staff")
+    tournament_cancel(
+        tournament_id=cancelled.pk, actor=staff, reason=CANCELLED_REASON, now=stopped, mode=CancelMode.ROLL_FORWARD
+    )
+
+
+def _play(tournament_id: int, *, since: datetime, until: datetime, players_left: int = 1) -> datetime:
+    """The event's clock and its bots' hands from `since`, a step at a time, until no
+    more than `players_left` are left (1: it has finished) or the clock reaches
+    `until`; the instant it stopped at."""
+    at = since
+    tournament_advance(tournament_id=tournament_id, now=at)
+    left = Entry.objects.filter(tournament_id=tournament_id, status=EntryStatus.ACTIVE)
+    while (
+        at + PLAY_STEP <= until
+        and Tournament.objects.filter(pk=tournament_id, status__in=UNDER_WAY).exists()
+        and left.count() > players_left
+    ):
+        at += PLAY_STEP
+        tournament_advance(tournament_id=tournament_id, now=at)
+        hands_catch_up(now=at, before=at, tournament_id=tournament_id, bots_wait=False)
+    return at
 
 
 # The players of the deal demo: every one must be a demo login, since each must consent.

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from support.forms import ChatLogForm, MuteForm, SeatTransferForm
 from support.views import player_or_404, staff_required
+from tournaments.dates import moment_text
 from tournaments.models import ChatMessage, Table
 from tournaments.services.chat import chat_mute
 from tournaments.services.refusals import TournamentError
@@ -53,7 +54,7 @@ def mute(request, pk: int):
         except TournamentError as refused:
             messages.error(request, refused.message)
         else:
-            until = timezone.localtime(muted.until).strftime("%Y-%m-%d %H:%M %Z")
+            until = moment_text(muted.until)
             messages.success(request, _("%(player)s is muted until %(until)s.") % {"player": player, "until": until})
     else:
         messages.error(request, _("Give the minutes (1 to 43,200) and a reason."))

@@ -2,6 +2,7 @@
 handed to the wallet in minor units (1250). Each form carries an idempotency key,
 made when the form is rendered, so a double submit moves money once."""
 
+import re
 import uuid
 from datetime import datetime, time, timedelta
 from decimal import Decimal
@@ -48,8 +49,27 @@ class MoneyActionForm(forms.Form):
         self.data = data
 
 
+# Digits with "." or "," as the decimal mark or the grouping (Danish writes
+# 1.234,50), spaces too, after an optional sign.
+PLAIN_AMOUNT = re.compile(r"[+-]?[0-9.,][0-9.,\s\u00a0]*")
+
+
+class AmountField(forms.DecimalField):
+    """An amount as people write one: digits, a decimal mark, digit grouping and a
+    sign. Python's decimals also read exponents ("1e3" is 1000), which no one types
+    meaning a thousand: they are refused, not guessed at."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and value.strip() and not PLAIN_AMOUNT.fullmatch(value.strip()):
+            raise ValidationError(
+                _("Write the amount in digits, such as 1250 or 12.50: no letters, no exponent such as 1e3."),
+                code="invalid",
+            )
+        return super().to_python(value)
+
+
 def money_field(label, *, signed: bool = False) -> forms.DecimalField:
-    return forms.DecimalField(
+    return AmountField(
         label=label,
         max_digits=MAX_DIGITS,
         decimal_places=2,

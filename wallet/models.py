@@ -8,6 +8,8 @@ constrained to stay >= 0) without summing the journal; `wallet_audit` proves the
 agree.
 """
 
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -139,3 +141,9 @@ class Ticket(models.Model):
 
     def __str__(self) -> str:
         return f"Ticket #{self.pk} ({self.value} {self.currency})"
+
+    @property
+    def valid_until(self) -> datetime:
+        """The last instant the ticket is good for: `expires_at` is the first it is not,
+        so one valid through 31 December reads "31 Dec, 23:59", not "1 Jan, 00:00"."""
+        return self.expires_at - timedelta(microseconds=1)

@@ -8,15 +8,31 @@
   }
   var lang = document.documentElement.lang || "en";
 
+  // The site's one way of writing an instant, as the server writes it
+  // (tournaments/dates.py): "Thu 31 Dec, 23:59", "tor 31. dec, 23:59"; the year when
+  // the server wrote one or it is not this year's. A Date's getters read the
+  // browser's own zone.
+  var NAMES = {
+    en: { days: ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"], months: ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], dayMark: "" },
+    da: { days: ["søn", "man", "tir", "ons", "tor", "fre", "lør"], months: ["jan", "feb", "mar", "apr", "maj", "jun", "jul", "aug", "sep", "okt", "nov", "dec"], dayMark: "." }
+  };
+  var names = NAMES[lang] || NAMES.en;
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+
+  function written(when, shown) {
+    var time = pad(when.getHours()) + ":" + pad(when.getMinutes());
+    if (shown.length <= 5) return time;
+    var withYear = /\d{4}/.test(shown) || when.getFullYear() !== new Date().getFullYear();
+    return names.days[when.getDay()] + " " + when.getDate() + names.dayMark + " " + names.months[when.getMonth()] +
+      (withYear ? " " + when.getFullYear() : "") + ", " + time;
+  }
+
   function localise(root) {
     root.querySelectorAll("time[data-local]").forEach(function (el) {
       var when = new Date(el.getAttribute("datetime"));
       if (isNaN(when)) return;
-      var withDay = el.textContent.trim().length > 5;
-      var options = withDay
-        ? { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hour12: false }
-        : { hour: "2-digit", minute: "2-digit", hour12: false };
-      el.textContent = new Intl.DateTimeFormat(lang, options).format(when);
+      el.textContent = written(when, el.textContent.trim());
     });
     root.querySelectorAll("[data-tz]").forEach(function (el) { el.textContent = zone; });
   }

@@ -406,9 +406,15 @@ def test_the_login_limit_ends_after_the_cool_off(client, player):
     assert who(client) == "Alice"
 
 
+def sign_up_as(number: int, **overrides) -> dict:
+    return sign_up_form(
+        username=f"carla{number}", screen_name=f"Carla {number}", email=f"c{number}@example.com", **overrides
+    )
+
+
 def test_sign_up_is_limited_per_client_address_and_resets_after_the_window(client, clock):
-    for _attempt in range(SIGN_UP_LIMIT.attempts):
-        assert client.post(SIGNUP, sign_up_form(password_confirm="typo")).status_code == 400
+    for number in range(SIGN_UP_LIMIT.attempts):
+        assert Client().post(SIGNUP, sign_up_as(number)).status_code == 302
 
     response = client.post(SIGNUP, sign_up_form())
 
@@ -423,6 +429,32 @@ def test_sign_up_is_limited_per_client_address_and_resets_after_the_window(clien
 
     assert client.post(SIGNUP, sign_up_form()).status_code == 302
     assert User.objects.filter(username="carla").exists()
+
+
+def test_forms_filled_in_wrong_do_not_count_against_the_sign_up_limit(client, clock):
+    mistakes = [
+        {"password_confirm": "typo"},
+        {"password": "short", "password_confirm": "short"},
+        {"email": "not an address"},
+        {"country": ""},
+        {"screen_name": "_x"},
+    ]
+    for mistake in mistakes * 3:
+        assert client.post(SIGNUP, sign_up_form(**mistake)).status_code == 400
+
+    for number in range(SIGN_UP_LIMIT.attempts):
+        assert Client().post(SIGNUP, sign_up_as(number)).status_code == 302
+    assert client.post(SIGNUP, sign_up_form()).status_code == 429
+
+
+def test_asking_whether_a_name_is_taken_counts_against_the_sign_up_limit(client, player, clock):
+    # Each answer says that an account exists: the limit is what keeps anyone from listing them.
+    for _attempt in range(SIGN_UP_LIMIT.attempts):
+        response = client.post(SIGNUP, sign_up_form(username="ALICE"))
+        assert "A user with that username already exists." in response.content.decode()
+
+    assert client.post(SIGNUP, sign_up_form()).status_code == 429
+    assert not User.objects.filter(username="carla").exists()
 
 
 @pytest.mark.parametrize(
@@ -504,7 +536,7 @@ def test_danish_errors_and_rate_limit_page(client, player, clock):
     response = client.post("/da" + SIGNUP, sign_up_form(screen_name="ALICE"))
     assert "Det skærmnavn er optaget." in response.content.decode()
 
-    for _attempt in range(SIGN_UP_LIMIT.attempts):
-        client.post("/da" + SIGNUP, sign_up_form(password_confirm="typo"))
+    for _attempt in range(SIGN_UP_LIMIT.attempts - 1):
+        client.post("/da" + SIGNUP, sign_up_form(username="ALICE"))
     body = client.post("/da" + SIGNUP, sign_up_form()).content.decode()
     assert "<h1>For mange forsøg</h1>" in body

@@ -15,6 +15,7 @@ from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
 from tournaments.services.clock import structure_levels, tournament_advance, tournament_pause, tournament_resume
 from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import hands_check_down
 from tournaments.tasks import TICK_STEP, clock_tick, tick_of, tick_queue, tournaments_sweep
 from wallet.services import wallet_account
 
@@ -323,3 +324,25 @@ def test_the_ticks_lie_on_a_grid_and_each_is_queued_once():
     tick_queue(due + (tick - due) / 2)  # another transition in the same step
     tick_queue(tick + timedelta(milliseconds=1))  # the next step
     assert queued.llen(settings.CLOCK_QUEUE) - before == 2
+
+
+def test_late_registration_closing_while_a_break_waits_for_the_tables_keeps_the_clock_stopped():
+    tournament = event(late_registration_minutes=40)
+    tournament_advance(tournament_id=tournament.pk, now=at(31))  # the :55 break waits for the hand in play
+    assert Tournament.objects.get(pk=tournament.pk).break_pending_since == at(30)
+
+    # Late registration closes on the wall clock, the tables still playing.
+    tournament_advance(tournament_id=tournament.pk, now=at(41))
+
+    waiting = Tournament.objects.get(pk=tournament.pk)
+    assert (waiting.status, waiting.level, waiting.break_pending_since) == (Status.ON_BREAK, 2, at(30))
+    hands_check_down(tournament_id=tournament.pk, now=at(42))  # the last table finishes
+    advance(tournament, at(58))
+    # Twelve minutes waiting for the tables, the five-minute break, then the rest of level 2.
+    assert clock_log(tournament)[-5:] == [
+        ("break_pending", 30, None),
+        ("late_registration_closed", 40, None),
+        ("break_began", 42, None),
+        ("break_ended", 47, None),
+        ("level", 57, 3),
+    ]

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
+from lobby.demo_data import CANCELLED_EVENT, FINISHED_EVENT, REBUY_MADNESS_BEGAN
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -141,7 +143,7 @@ def test_the_demo_has_a_final_table_where_alice_can_ask_for_a_deal(demo):
 
 
 @pytest.mark.parametrize(
-    ("name", "began", "level_minutes"), [("Deepstack Marathon", 75, 20), ("Rebuy Madness", 30, 12)]
+    ("name", "began", "level_minutes"), [("Deepstack Marathon", 75, 20), ("Rebuy Madness", REBUY_MADNESS_BEGAN, 12)]
 )
 def test_events_that_began_before_the_demo_show_the_level_their_schedule_says(demo, name, began, level_minutes):
     (event,) = json.loads(get(demo["url"] + f"api/v1/tournaments/?q={name.replace(' ', '+')}")[1])["results"]
@@ -153,8 +155,45 @@ def test_events_that_began_before_the_demo_show_the_level_their_schedule_says(de
     # Before: held at their first break since the start until the demo's hands began,
     # both said "On break" at level 1.
     assert (event["status"] == "on_break") == on_break
-    assert detail["clock"]["level"] >= began // (level_minutes + 5)
-    assert detail["clock"]["level"] >= 2
+    assert detail["clock"]["level"] >= max(1, began // (level_minutes + 5))
+
+
+def test_rebuy_madness_opens_its_add_on_minutes_after_the_demo_starts(demo):
+    (event,) = json.loads(get(demo["url"] + "api/v1/tournaments/?q=Rebuy+Madness")[1])["results"]
+    detail = json.loads(get(event["url"])[1])
+    # The add-on is sold from the start of the last rebuy level to the end of the add-on break.
+    last_rebuy_level = detail["levels"][detail["rebuy"]["levels"] - 1]
+    opens = datetime.fromisoformat(last_rebuy_level["starts_at"])
+    (addon_break,) = [b for b in detail["breaks"] if b["addon"]]
+    closes = datetime.fromisoformat(addon_break["ends_at"])
+    loaded = datetime.now(UTC)
+    assert event["status"] in ("late_registration", "running", "on_break")
+    # Within minutes (the break at :55 may come first), and for a whole level and the break.
+    assert opens - loaded < timedelta(minutes=10)
+    assert closes - max(opens, loaded) >= timedelta(minutes=12)
+
+
+@pytest.mark.parametrize(("name", "status"), [(FINISHED_EVENT, "finished"), (CANCELLED_EVENT, "cancelled")])
+def test_the_demo_opens_with_an_event_over_played_with_real_hands(demo, name, status):
+    (event,) = json.loads(get(demo["url"] + f"api/v1/tournaments/?q={name.split(' €')[0].replace(' ', '+')}")[1])[
+        "results"
+    ]
+    assert event["status"] == status
+    # The default lobby lists it.
+    assert name in get(demo["url"])[1]
+    detail = json.loads(get(event["url"])[1])
+    finished = detail["standings"]["finished"]
+    # Its hands were played: a history to download and each hand's page to replay.
+    history = get(demo["url"] + f"tournaments/{event['id']}/tables/1/hands.phh")[1]
+    assert history.count("actions = [") >= 1
+    if status == "finished":
+        assert len(finished) == event["entrants"]
+        assert sum(place["prize"] for place in finished) == detail["prize_pool"] > 0
+        assert finished[0]["best"] == 1
+    else:
+        assert finished  # players were out before the cancellation
+        info = get(demo["url"] + f"tournaments/{event['id']}/")[1]
+        assert "Cancelled" in info
 
 
 def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from lobby.templatetags.poker import card
-from tests.factories import UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
 from tests.tables import act, in_play, prepare, started
 from tournaments.models import Entry, EntryStatus, HandStatus
 from tournaments.rules.hands import ActionKind
@@ -82,6 +82,35 @@ def test_a_transfer_the_rules_forbid_is_refused_and_changes_nothing(staff, case,
         entry.pk: entry.player_id for entry in entries
     }
     assert not AuditEntry.objects.filter(action="tournaments.entry.transferred").exists()
+
+
+@pytest.mark.parametrize(("language", "prefix"), [("en", ""), ("da", "/da")])
+def test_moving_a_seat_in_a_tournament_that_does_not_exist_says_so(staff, language, prefix):
+    _tournament, entries = started([1000, 1000, 1000])
+    client = Client()
+    client.force_login(staff)
+    target = UserFactory(username="brother")
+    data = {"tournament": 987654, "source": entries[0].player.username, "target": target.username, "reason": "Verified"}
+
+    response = client.post(prefix + reverse("support:seat_transfer"), data)
+
+    assert response.status_code == 400
+    expected = {"en": "There is no tournament #987654.", "da": "Der findes ingen turnering #987654."}[language]
+    assert expected in response.text
+    assert "not in play" not in response.text
+    assert Entry.objects.get(pk=entries[0].pk).player_id == entries[0].player_id
+
+
+def test_moving_a_seat_in_a_tournament_not_under_way_says_it_is_not_in_play(staff):
+    tournament = TournamentFactory(blind_structure=BlindStructureFactory())
+    source, target = UserFactory(), UserFactory()
+    client = Client()
+    client.force_login(staff)
+
+    response = transfer(client, tournament, source, target)
+
+    assert response.status_code == 400
+    assert "The tournament is not in play." in response.text
 
 
 def test_a_player_cannot_move_a_seat(player):

@@ -2,6 +2,7 @@
 only, linking every tool and listing the deals that wait for a mediator; and the
 site's icon."""
 
+import logging
 import re
 
 import pytest
@@ -17,6 +18,22 @@ def test_a_player_is_refused_the_console_and_a_visitor_sent_to_log_in(client, pl
     assert client.get("/support/")["Location"] == f"{settings.LOGIN_URL}?next=/support/"
     client.force_login(player)
     assert client.get("/support/").status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/support/", "/support/players/?q=bob", "/support/seats/"])
+def test_a_refused_player_is_one_line_in_the_log_without_a_traceback(client, player, caplog, path):
+    client.force_login(player)
+    caplog.clear()
+
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        assert client.get(path).status_code == 403
+
+    assert [record.getMessage() for record in caplog.records] == [
+        f"Forbidden (Permission denied): {path.split('?')[0]}"
+    ]
+    assert caplog.records[0].exc_info is None
+    assert "Traceback" not in caplog.text
+    assert len(caplog.text.strip().splitlines()) == 1
 
 
 def test_the_home_links_every_tool_and_the_deals_waiting_for_a_mediator(client, staff, admin):

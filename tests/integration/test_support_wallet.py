@@ -279,6 +279,45 @@ def test_bad_input_is_a_form_error_never_a_500(console, funded, action, fields, 
     assert (moved(), Ticket.objects.count(), AuditEntry.objects.count()) == before
 
 
+EXPONENT_REFUSED = "Write the amount in digits, such as 1250 or 12.50: no letters, no exponent such as 1e3."
+
+
+@pytest.mark.parametrize(
+    ("action", "fields"),
+    [
+        (deposit, {"amount": "1e3"}),
+        (deposit, {"amount": "1E3"}),
+        (deposit, {"amount": "2.5e2"}),
+        (adjust, {"amount": "-1e1"}),
+        (tmoney, {"amount": "5e0"}),
+        (ticket, {"value": "1.1e1"}),
+    ],
+)
+def test_an_amount_with_an_exponent_is_refused_saying_how_to_write_it(console, funded, action, fields):
+    before = (moved(), wallet_balance(funded, "EUR"), Ticket.objects.count())
+
+    response = action(console, funded, **fields)
+
+    assert response.status_code == 400
+    assert EXPONENT_REFUSED in response.content.decode()
+    assert (moved(), wallet_balance(funded, "EUR"), Ticket.objects.count()) == before
+
+
+@pytest.mark.parametrize(("typed", "paid"), [("1000", 100_000), ("+7", 700), (".5", 50)])
+def test_amounts_written_with_digits_grouping_and_a_sign_are_taken(console, player, typed, paid):
+    assert deposit(console, player, amount=typed).status_code == 302
+    assert wallet_balance(player, "EUR") == paid
+
+
+def test_the_exponent_refusal_is_danish_on_the_danish_console(console, funded):
+    data = {"deposit-currency": "EUR", "deposit-amount": "1e3", "deposit-idempotency_key": str(uuid.uuid4())}
+    response = console.post(f"/da{url(funded, 'deposit')}", data)
+    assert response.status_code == 400
+    assert "Skriv beløbet med cifre, fx 1250 eller 12,50: ingen bogstaver, ingen eksponent som 1e3." in (
+        response.content.decode()
+    )
+
+
 @pytest.mark.parametrize("key", ["", "not-a-uuid"])
 def test_a_missing_or_broken_key_is_a_form_error(console, funded, key):
     data = {"deposit-currency": "EUR", "deposit-amount": "1", "deposit-idempotency_key": key}

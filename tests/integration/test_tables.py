@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.db.models import Sum
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from live import sending
 from live.groups import LANGUAGES, group_name, mark_listened
@@ -100,6 +100,35 @@ def test_a_raise_below_the_minimum_is_refused_with_the_smallest_allowed():
         )
     assert str(legal.min_to) in refused.value.message.replace(",", "")
     assert Hand.objects.get(pk=row.pk).actions == []
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "You can raise to at most 10,000, all in."), ("da", "Du kan højst forhøje til 10.000, all-in.")],
+)
+def test_a_raise_above_the_stack_names_the_all_in_with_grouped_digits_in_the_players_language(language, expected):
+    tournament = started(3, starting_stack=10_000)
+    row = in_play(tournament)
+    assert replay(row).legal().max_to == 10_000
+
+    with translation.override(language), pytest.raises(TournamentError) as refused:
+        hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cbr", amount=12_000, now=timezone.now())
+
+    assert refused.value.message == expected
+    assert refused.value.code == "illegal_action"
+    assert Hand.objects.get(pk=row.pk).actions == []
+
+
+@pytest.mark.parametrize(("language", "expected"), [("en", "It is not your turn."), ("da", "Det er ikke din tur.")])
+def test_an_action_out_of_turn_is_refused_in_the_players_language(language, expected):
+    tournament = started(3)
+    row = in_play(tournament)
+    waiting = next(pk for seat, pk in row.seats.items() if int(seat) != row.to_act)
+
+    with translation.override(language), pytest.raises(TournamentError) as refused:
+        hand_act(hand_id=row.pk, player_id=Entry.objects.get(pk=waiting).player_id, at=0, kind="cc", now=timezone.now())
+
+    assert refused.value.message == expected
 
 
 def test_time_out_folds_a_player_facing_a_bet_once_and_sits_him_out():

@@ -10,7 +10,7 @@ from tournaments.rules.hands import Action, ActionKind, Hand, HandError
 def bot_action(hand: Hand, rng: random.Random) -> Action:
     legal = hand.legal()
     if legal is None:
-        raise HandError("This hand is over.")
+        raise HandError("hand_over", "This hand is over.")
     if legal.min_to is not None and legal.max_to is not None and rng.random() < 0.2:
         roll = rng.random()
         if roll < 0.5:

@@ -124,7 +124,14 @@ def deck_proof(deck: Sequence[Card], salt: str, seen: Collection[int]) -> list[P
 
 
 class HandError(ValueError):
-    """An action the rules refuse; the message is a sentence for the player."""
+    """An action the rules refuse. `code` names the refusal, for the services to say
+    in the player's language, with the chip amounts it names (`chips`); str() is
+    the sentence in English."""
+
+    def __init__(self, code: str, message: str, **chips: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.chips = chips
 
 
 class ActionKind(StrEnum):
@@ -532,7 +539,7 @@ class Hand:
         try:
             return self._index[seat]
         except KeyError:
-            raise HandError("That seat is not in this hand.") from None
+            raise HandError("seat_not_in_hand", "That seat is not in this hand.") from None
 
     def hole_cards(self, seat: int) -> tuple[Card, ...]:
         return tuple(self.deck[position - 1] for position in self.hole_positions(seat))
@@ -616,31 +623,33 @@ class Hand:
             max_to = min(state.stacks[index] + state.bets[index], max(min_to, limit))
         return Legal(self.seats[index], call == 0, call, min_to, max_to)
 
-    def _cannot_raise(self) -> str:
+    def _cannot_raise(self) -> HandError:
         state = self.state
         index = state.actor_index
         assert index is not None
         assert state.street is not None
         if state.completion_betting_or_raising_count == state.street.max_completion_betting_or_raising_count:
-            return "Fixed Limit allows one bet and three raises a round."
+            return HandError("raises_capped", "Fixed Limit allows one bet and three raises a round.")
         if state.stacks[index] <= max(state.bets) - state.bets[index]:
-            return "You have only enough chips to call."
+            return HandError("only_call", "You have only enough chips to call.")
         if not any(
             i != index and state.statuses[i] and state.stacks[i] + state.bets[i] > max(state.bets)
             for i in range(len(self.seats))
         ):
-            return "Everyone else is all in: you can call or fold."
-        return "An all-in for less than a full raise does not reopen the betting: you can call or fold."
+            return HandError("others_all_in", "Everyone else is all in: you can call or fold.")
+        return HandError(
+            "not_reopened", "An all-in for less than a full raise does not reopen the betting: you can call or fold."
+        )
 
     def act(self, seat: int, kind: ActionKind, amount: int | None = None) -> Action:
         """Apply the action of the player to act and run the hand on to the next
         decision or its end. HandError, and nothing changes, if the rules refuse it."""
         if self._over:
-            raise HandError("This hand is over.")
+            raise HandError("hand_over", "This hand is over.")
         legal = self.legal()
         assert legal is not None
         if seat != legal.seat:
-            raise HandError("It is not your turn.")
+            raise HandError("not_your_turn", "It is not your turn.")
         kind = ActionKind(kind)
         if kind is ActionKind.BET_RAISE:
             amount = self._check_amount(legal, amount)
@@ -658,31 +667,32 @@ class Hand:
 
     def _check_amount(self, legal: Legal, amount: int | None) -> int:
         if not isinstance(amount, int) or isinstance(amount, bool):
-            raise HandError("Say the total you bet or raise to, in chips.")
+            raise HandError("amount_missing", "Say the total you bet or raise to, in chips.")
         if legal.min_to is None or legal.max_to is None:
-            raise HandError(self._cannot_raise())
+            raise self._cannot_raise()
         word = "bet" if max(self.state.bets) == 0 else "raise"
-        smallest = (
-            f"The smallest bet is {legal.min_to}." if word == "bet" else f"The smallest raise is to {legal.min_to}."
-        )
+        low, high = legal.min_to, legal.max_to
         all_in_to = self.stack(legal.seat) + self.bet(legal.seat)
-        if legal.min_to == legal.max_to and amount != legal.min_to:
-            if legal.min_to == all_in_to:
-                raise HandError(f"The only {word} you can make is all in, to {legal.min_to}.")
-            raise HandError(f"In Fixed Limit the {word} is to {legal.min_to}.")
-        if amount < legal.min_to:
-            raise HandError(smallest)
-        if amount > legal.max_to:
-            if legal.max_to < all_in_to:
-                raise HandError(f"Pot Limit allows at most a {word} to {legal.max_to}.")
-            raise HandError(f"You can {word} at most to {legal.max_to}, all in.")
+        # The codes name the word ("bet_smallest", "raise_smallest"): a language may say each its own way.
+        if low == high and amount != low:
+            if low == all_in_to:
+                raise HandError(f"{word}_only_all_in", f"The only {word} you can make is all in, to {low}.", to=low)
+            raise HandError(f"{word}_fixed", f"In Fixed Limit the {word} is to {low}.", to=low)
+        if amount < low:
+            if word == "bet":
+                raise HandError("bet_smallest", f"The smallest bet is {low}.", to=low)
+            raise HandError("raise_smallest", f"The smallest raise is to {low}.", to=low)
+        if amount > high:
+            if high < all_in_to:
+                raise HandError(f"{word}_pot_limit", f"Pot Limit allows at most a {word} to {high}.", to=high)
+            raise HandError(f"{word}_all_in_most", f"You can {word} to at most {high}, all in.", to=high)
         return amount
 
     def timeout_action(self) -> Action:
         """Rule 18.3 for the player to act: a check if he can, else a fold (not applied)."""
         legal = self.legal()
         if legal is None:
-            raise HandError("This hand is over.")
+            raise HandError("hand_over", "This hand is over.")
         return Action(legal.seat, ActionKind.CHECK_CALL if legal.can_check else ActionKind.FOLD)
 
     # The result
@@ -692,7 +702,7 @@ class Hand:
 
     def result(self) -> HandResult:
         if not self._over:
-            raise HandError("This hand is not over yet.")
+            raise HandError("hand_not_over", "This hand is not over yet.")
         if self._result is None:
             self._result = self._award()
         return self._result

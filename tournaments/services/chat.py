@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 
 from audit.services import audit_log
 from live.outbox import record
+from tournaments.dates import moment_text
 from tournaments.events import TableChatted
 from tournaments.models import ChatMessage, ChatMute, ChatWord, Entry, EntryStatus, Hand, HandStatus, Table
 from tournaments.services.refusals import refuse, unwritable
@@ -65,8 +65,7 @@ def chat_post(*, tournament_id: int, table: int, player: "User", text: str, now:
         _lock_player(player)
         mute = ChatMute.objects.filter(player=player, until__gt=now).order_by("-until").first()
         if mute is not None:
-            until = timezone.localtime(mute.until).strftime("%Y-%m-%d %H:%M %Z")
-            raise refuse("chat_muted", until=until, reason=mute.reason)
+            raise refuse("chat_muted", until=moment_text(mute.until, now=now), reason=mute.reason)
         recent = ChatMessage.objects.filter(player=player, created_at__gt=now - timedelta(seconds=RATE_SECONDS))
         if (repeat := recent.filter(table=at, text=text).order_by("-pk").first()) is not None:
             return Posted(repeat, repeat.held)

@@ -217,6 +217,10 @@ def _apply_due(locked: _Locked, now: datetime) -> bool:
                 return False
             _start(tournament)
         elif transition.change is Change.BREAK_BEGAN:
+            if tournament.break_pending_since is not None:
+                # Already waiting for the tables since then (a wall-clock transition
+                # brought the call): the clock still stands at the pending break.
+                return True
             if tables_playing(tournament):
                 # The clock stops here; tournament_break_release goes on from it.
                 tournament.break_pending_since = transition.at

@@ -1,7 +1,11 @@
 """Every refusal of the tournament services, by code: the code is what the API
 answers and tests match, the message is for a person (translated when raised)."""
 
+from collections.abc import Mapping
+
 from django.utils.translation import gettext_lazy
+
+from tournaments.templatetags.chips import chips as chips_text
 
 
 class TournamentError(Exception):
@@ -89,6 +93,7 @@ REFUSALS = {
     # Seat transfers (rule 21).
     "transfer_staff_only": gettext_lazy("Only staff may move a seat to another account (rule 21)."),
     "transfer_same": gettext_lazy("A seat can only move to another account."),
+    "no_such_tournament": gettext_lazy("There is no tournament #%(tournament)s."),
     "transfer_no_seat": gettext_lazy("That player has no seat in play in this tournament."),
     "transfer_target_entered": gettext_lazy(
         "That account is entered in this tournament already: one entry per player (rule 9)."
@@ -134,6 +139,42 @@ REFUSALS = {
         "A player has been eliminated since the negotiation began; a deal must include every remaining player."
     ),
 }
+
+
+# The hand engine's refusals (tournaments.rules.hands.HandError's codes), for the
+# player to act; amounts are chips.
+HAND_REFUSALS = {
+    "unknown_action": gettext_lazy("Choose fold, check or call, or bet or raise."),
+    "hand_over": gettext_lazy("This hand is over."),
+    "hand_not_over": gettext_lazy("This hand is not over yet."),
+    "seat_not_in_hand": gettext_lazy("That seat is not in this hand."),
+    "not_your_turn": gettext_lazy("It is not your turn."),
+    "amount_missing": gettext_lazy("Say the total you bet or raise to, in chips."),
+    "raises_capped": gettext_lazy("Fixed Limit allows one bet and three raises a round."),
+    "only_call": gettext_lazy("You have only enough chips to call."),
+    "others_all_in": gettext_lazy("Everyone else is all in: you can call or fold."),
+    "not_reopened": gettext_lazy(
+        "An all-in for less than a full raise does not reopen the betting: you can call or fold."
+    ),
+    "bet_only_all_in": gettext_lazy("The only bet you can make is all in, to %(to)s."),
+    "raise_only_all_in": gettext_lazy("The only raise you can make is all in, to %(to)s."),
+    "bet_fixed": gettext_lazy("In Fixed Limit the bet is to %(to)s."),
+    "raise_fixed": gettext_lazy("In Fixed Limit the raise is to %(to)s."),
+    "bet_smallest": gettext_lazy("The smallest bet is %(to)s."),
+    "raise_smallest": gettext_lazy("The smallest raise is to %(to)s."),
+    "bet_pot_limit": gettext_lazy("Pot Limit allows at most a bet to %(to)s."),
+    "raise_pot_limit": gettext_lazy("Pot Limit allows at most a raise to %(to)s."),
+    "bet_all_in_most": gettext_lazy("You can bet to at most %(to)s, all in."),
+    "raise_all_in_most": gettext_lazy("You can raise to at most %(to)s, all in."),
+}
+
+
+def refuse_action(code: str, chips: Mapping[str, int] | None = None) -> TournamentError:
+    """The hand engine's refusal `code` (HAND_REFUSALS), its chip amounts written as
+    every page writes chips, to raise as an illegal action."""
+    amounts = {name: chips_text(amount) for name, amount in (chips or {}).items()}
+    message = str(HAND_REFUSALS[code])
+    return TournamentError(message % amounts if amounts else message, "illegal_action")
 
 
 def refuse(code: str, **params: object) -> TournamentError:

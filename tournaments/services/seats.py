@@ -23,9 +23,10 @@ def entry_transfer(
     *, tournament_id: int, source: "User", target: "User", actor: "User", reason: str, now: datetime
 ) -> Entry:
     """`source`'s seat in the tournament under way goes to `target` (staff only, rule
-    21), under the tournament's row lock. Refused without a reason, when `source`
-    has no seat in play, or when `target` is entered already (rule 9) or is `source`;
-    refused to an `actor` without staff rights, whoever calls."""
+    21), under the tournament's row lock. Refused without a reason, for a tournament
+    that does not exist or is not under way, when `source` has no seat in play, or
+    when `target` is entered already (rule 9) or is `source`; refused to an `actor`
+    without staff rights, whoever calls."""
     if not actor.is_staff:
         raise refuse("transfer_staff_only")
     reason = (reason or "").strip()
@@ -35,7 +36,9 @@ def entry_transfer(
         raise refuse("transfer_same")
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update(of=("self",)).filter(pk=tournament_id).first()
-        if tournament is None or tournament.status not in UNDER_WAY:
+        if tournament is None:
+            raise refuse("no_such_tournament", tournament=tournament_id)
+        if tournament.status not in UNDER_WAY:
             raise refuse("not_in_play")
         entry = Entry.objects.filter(tournament=tournament, player=source, status=EntryStatus.ACTIVE).first()
         if entry is None:

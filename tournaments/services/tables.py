@@ -50,7 +50,7 @@ from tournaments.services.hands import (
     hand_turn,
     replay,
 )
-from tournaments.services.refusals import TournamentError, refuse
+from tournaments.services.refusals import TournamentError, refuse, refuse_action
 from wallet.models import Currency
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
     try:
         action_kind = ActionKind(kind)
     except ValueError:
-        raise refuse("illegal_action", reason="Choose fold, check or call, or bet or raise.") from None
+        raise refuse_action("unknown_action") from None
     with transaction.atomic():
         row, table = _locked(hand_id)
         players = hand_players(row)
@@ -104,7 +104,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
                 return Played(row, retry=True)
             raise refuse("hand_moved_on")
         if row.status != HandStatus.PLAYING:
-            raise refuse("illegal_action", reason="This hand is over.")
+            raise refuse_action("hand_over")
         if at > len(row.actions):
             raise refuse("hand_moved_on")
         tournament = Tournament.objects.get(pk=row.tournament_id)
@@ -112,7 +112,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         try:
             hand.act(seat, action_kind, amount)
         except HandError as error:
-            raise refuse("illegal_action", reason=str(error)) from error
+            raise refuse_action(error.code, error.chips) from error
         _bank_spend(row, players[entry_of(row, seat)], tournament, now)
         _go_on(row, hand, players, table, since=at, tournament=tournament, now=now)
         return Played(row)
