@@ -482,6 +482,12 @@ class Tournament(models.Model):
         )
 
     @property
+    def waits_for_tables(self) -> bool:
+        """Whether the room waits for hands in play to end: a break due (rule 17), or
+        hand-for-hand play."""
+        return self.break_pending_since is not None or self.hand_for_hand
+
+    @property
     def is_rebuy(self) -> bool:
         return self.rebuy_chips > 0
 

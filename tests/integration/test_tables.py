@@ -157,6 +157,27 @@ def test_a_player_sitting_out_is_dealt_in_and_folded_at_once():
     assert row.actions[0][:2] == [int(next(s for s, pk in row.seats.items() if pk == entry.pk)), "f"]
 
 
+@pytest.mark.parametrize("waiting", ["break due", "hand-for-hand"])
+def test_while_the_room_waits_for_a_table_its_bots_act_without_thinking(settings, waiting):
+    settings.TABLE_BOT_SECONDS = 4.0
+    tournament = started(3, bots=True)
+    row = in_play(tournament)
+    thinking = row.deadline_at - row.turn_started_at
+    if waiting == "break due":
+        Tournament.objects.filter(pk=tournament.pk).update(break_pending_since=timezone.now())
+    else:
+        Tournament.objects.filter(pk=tournament.pk).update(hand_for_hand=True)
+
+    assert hand_due(hand_id=row.pk, at=0, now=row.deadline_at)
+
+    # The bots whose turns followed played at once, to the hand's end: the tables
+    # that finished, and the people at them, wait for this one no longer than that.
+    row.refresh_from_db()
+    assert thinking == timedelta(seconds=4)
+    assert row.status == HandStatus.FINISHED
+    assert len(row.actions) > 1
+
+
 def test_a_bot_tournament_plays_to_the_winner_with_chips_conserved_and_hands_replaying():
     tournament = started(14, bots=True)
     total = tournament.starting_stack * 14
@@ -312,9 +333,9 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     row = in_play(tournament)
     mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
     client.force_login(mover)
-    # The POST: the user, the table with its event; under the table's lock, the hand,
-    # its players, the event's settings, the action written; then his part's hand and entry.
-    with django_assert_num_queries(11):
+    # The POST: the user, the table with its event; under the table's lock (the event
+    # read with it), the hand, its players, the action written; then his part's hand and entry.
+    with django_assert_num_queries(10):
         answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
     assert answer.status_code == 200
     with django_assert_num_queries(4):  # the user, the table with its event, his entry, the hand

@@ -220,7 +220,9 @@ def hand_turn(
     if entry.sitting_out:
         row.deadline_at = now
     elif entry.player.is_bot:
-        row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if bots_wait else 0)
+        # While the room waits for this table (a break due, hand-for-hand), bots do not think.
+        thinks = bots_wait and not (tournament is not None and tournament.waits_for_tables)
+        row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if thinks else 0)
     else:
         tournament = tournament or Tournament.objects.get(pk=row.tournament_id)
         bank = entry_time_bank(entry, tournament)

@@ -107,7 +107,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
             raise refuse_action("hand_over")
         if at > len(row.actions):
             raise refuse("hand_moved_on")
-        tournament = Tournament.objects.get(pk=row.tournament_id)
+        tournament = table.tournament
         hand = hand_resume(row)
         try:
             hand.act(seat, action_kind, amount)
@@ -165,14 +165,13 @@ def _turn_due(
             return row
         hand = hand_resume(row)
         _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
-        # Bots and players sitting out need nothing of the tournament: it is read only for a player's time.
         _go_on(
             row,
             hand,
             players,
             table,
             since=at,
-            tournament=None,
+            tournament=table.tournament,
             now=now,
             rng=rng,
             bots_wait=bots_wait,
@@ -388,9 +387,10 @@ def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now:
 
 
 def _locked(hand_id: int) -> tuple[Hand, Table]:
-    """The hand and its table, the table's row locked."""
+    """The hand and its table, the table's row locked (its tournament read with it,
+    not locked: the time a turn gets, whether the room waits for this table)."""
     try:
-        table = Table.objects.select_for_update(of=("self",)).get(dealt_hands=hand_id)
+        table = Table.objects.select_for_update(of=("self",)).select_related("tournament").get(dealt_hands=hand_id)
     except Table.DoesNotExist:
         raise refuse("no_hand") from None
     # Read after the lock, not in its query: a join would return the hand as it was
