@@ -4,10 +4,12 @@ refuses, and what the confirmation of an agreed deal shows."""
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from deals.models import Deal, Negotiation, NegotiationStatus, ProposalStatus
 from deals.services import chop_consent, chop_request, proposal_answer, proposal_create
 from tests.integration.test_deals import agreed_to_negotiate, final_table, now
+from tournaments.dates import moment_text
 from tournaments.models import Entry
 from wallet.money import format_money as money
 
@@ -88,7 +90,10 @@ def test_deal_times_are_in_the_viewers_zone(client, staff):
 
     # In the viewer's zone from the server, and marked for the browser to localise
     # where the cookie is not there yet (a first visit).
-    assert f'accepted at <time datetime="{instant}" data-local>{local:%Y-%m-%d %H:%M}</time>' in page
+    with timezone.override(ZoneInfo("Europe/Copenhagen")):
+        written = moment_text(deal.agreed_at)  # the site's one format for a day and a time
+    assert f'accepted at <time datetime="{instant}" data-local>{written}</time>' in page
+    assert f"{local:%H:%M}" in written
     assert f'A deal was made at <time datetime="{instant}" data-local>{local:%H:%M}</time>;' in info
 
 
