@@ -14,10 +14,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from lobby.templatetags.poker import card
+from tests.factories import UserFactory
 from tests.tables import act, acting, in_play, prepare, started
 from tournaments.models import Entry, Hand, HandSeat, HandStatus
 from tournaments.rules.hands import ActionKind
 from tournaments.services.hands import replay
+from tournaments.services.seats import entry_transfer
 from tournaments.services.tables import hand_report, hands_roll_back
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +87,7 @@ def test_hands_dealt_before_the_seat_rows_are_in_the_history_once_migrated(clien
     tournament, (alice, bob, carol) = started([1000, 1000, 1000])
     row = fold_round(in_play(tournament))
     HandSeat.objects.all().delete()  # as a hand dealt before tournaments 0025 stands
-    migration = importlib.import_module("tournaments.migrations.0025_hand_seats_h1")
+    migration = importlib.import_module("tournaments.migrations.0025_hand_seats")
 
     migration.record_seats(apps, None)
 
@@ -97,6 +99,32 @@ def test_hands_dealt_before_the_seat_rows_are_in_the_history_once_migrated(clien
         for entry in (alice, bob, carol)
         if entry.pk == pk
     }
+
+
+def test_the_migration_gives_a_hand_dealt_before_a_seat_transfer_to_the_account_then():
+    tournament, (alice, bob, _) = started([1000, 1000, 1000])
+    before = fold_round(in_play(tournament))
+    brother, moved = UserFactory(), timezone.now()
+    entry_transfer(
+        tournament_id=tournament.pk,
+        source=bob.player,
+        target=brother,
+        actor=UserFactory(is_staff=True),
+        reason="Verified",
+        now=moved,
+    )
+    after = fold_round(in_play(tournament))
+    # The clock as the room saw it: one hand dealt before the transfer, one after.
+    Hand.objects.filter(pk=before.pk).update(started_at=moved - timedelta(minutes=1))
+    Hand.objects.filter(pk=after.pk).update(started_at=moved + timedelta(minutes=1))
+    HandSeat.objects.all().delete()  # as hands dealt before tournaments 0025 stand
+    migration = importlib.import_module("tournaments.migrations.0025_hand_seats")
+
+    migration.record_seats(apps, None)
+
+    assert HandSeat.objects.get(hand=before, entry=bob).player == bob.player
+    assert HandSeat.objects.get(hand=after, entry=bob).player == brother
+    assert HandSeat.objects.get(hand=before, entry=alice).player == alice.player
 
 
 def in_play_of(tournament, entry) -> int:
