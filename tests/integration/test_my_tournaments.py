@@ -154,11 +154,11 @@ def test_the_lobby_row_offers_go_to_my_table_to_the_seated_player_alone(player, 
         assert f'href="/tournaments/{playing.pk}/tables/1/">Go to my table</a>' in mark
         assert "Go to my table" not in body.split(f'id="lobby-mark-{coming.pk}"')[1].split("</td>", maxsplit=1)[0]
     own = alice.get(f"/tournaments/{playing.pk}/mark/").content.decode()
-    assert 'data-own-key="late_registration"' in own
+    assert 'data-own-key="late_registration.open"' in own
     assert "Go to my table" in own
 
     assert "Go to my table" not in visitor
-    assert f'id="lobby-mark-{playing.pk}" class="own-mark" data-own data-own-key="late_registration"' in visitor
+    assert f'id="lobby-mark-{playing.pk}" class="own-mark" data-own data-own-key="late_registration.open"' in visitor
     bob = Client()
     bob.force_login(other_player)
     assert "Go to my table" not in bob.get("/").content.decode()
