@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
@@ -40,19 +41,43 @@ def get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode()
 
 
-def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> str:
-    seen = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            if process.poll() is not None:
-                break
-            continue
-        seen.append(line)
-        if text in line:
-            return "".join(seen)
-    raise AssertionError(f"{text!r} did not appear; output was:\n{''.join(seen)}")
+class Output:
+    """The demo's output, read as it comes by a thread of its own: a pipe nobody
+    read would fill and stop the demo at its next log line (its worker logs each
+    task), freezing the server a test is watching."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.lines: list[str] = []
+        self.seen = 0  # lines a wait has gone past
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self.thread.start()
+
+    def _read(self, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float) -> str:
+        """The lines up to the first, after those seen, that holds `text`."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            start = self.seen
+            while True:
+                found = next((i for i in range(self.seen, len(self.lines)) if text in self.lines[i]), None)
+                if found is not None:
+                    self.seen = found + 1
+                    return "".join(self.lines[start : found + 1])
+                self.seen = len(self.lines)
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.thread.is_alive():
+                    raise AssertionError(f"{text!r} did not appear; output was:\n{''.join(self.lines[start:])}")
+                self.changed.wait(left)
+
+    def rest(self) -> str:
+        self.thread.join(timeout=30)
+        return "".join(self.lines[self.seen :])
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +92,21 @@ def demo(tmp_path_factory):
         stderr=subprocess.STDOUT,
         text=True,
     )
+    output = Output(process)
     try:
-        startup = wait_for_line(process, "Press Ctrl-C to stop.", timeout=180)
-        yield {"url": f"http://127.0.0.1:{port}/", "startup": startup, "process": process, "tmp_path": tmp_path}
+        startup = output.wait_for("Press Ctrl-C to stop.", timeout=180)
+        yield {
+            "url": f"http://127.0.0.1:{port}/",
+            "startup": startup,
+            "process": process,
+            "output": output,
+            "tmp_path": tmp_path,
+        }
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+        output.thread.join(timeout=30)
         process.stdout.close()
 
 
@@ -104,13 +137,13 @@ def test_demo_serves_the_lobby_info_api_and_static_files(demo):
 
 def test_demo_runs_the_clock_sweep_on_its_in_process_worker(demo):
     # Beat sends the sweep every 2 seconds; the worker thread logs each success.
-    wait_for_line(demo["process"], "tournaments.tasks.tournaments_sweep", timeout=20)
-    wait_for_line(demo["process"], "succeeded", timeout=20)
+    demo["output"].wait_for("tournaments.tasks.tournaments_sweep", timeout=20)
+    demo["output"].wait_for("succeeded", timeout=20)
 
 
 def test_the_demo_keeps_its_cpu_priority_with_its_worker_in_process(demo):
     # Only `celery worker` runs below the servers (config.celery); here the server is the worker.
-    wait_for_line(demo["process"], "succeeded", timeout=20)
+    demo["output"].wait_for("succeeded", timeout=20)
     assert os.getpriority(os.PRIO_PROCESS, demo["process"].pid) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
@@ -199,7 +232,8 @@ def test_the_demo_opens_with_an_event_over_played_with_real_hands(demo, name, st
 def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):
     process = demo["process"]
     process.send_signal(signal.SIGINT)
-    rest, _ = process.communicate(timeout=30)
+    process.wait(timeout=30)
+    rest = demo["output"].rest()
     assert process.returncode == 0, rest
     assert "Stopped." in rest
     second = subprocess.run(
