@@ -21,9 +21,10 @@ This process plays the room in turn, one action a unit, each measured alone:
   call) to `/tournaments/<id>/tables/<n>/act/` through Django's test Client with
   his session and CSRF token, the transaction's on-commit callbacks run as they
   run in production; when it ends the hand, the task the hand queued for the floor
-  (`tournaments.tasks.hand_report`) as the worker would run it; then his page's
-  fetch of his own part (`.../me/`) when his own part changed (he acted, it is his
-  turn, or the hand ended), as static/js/portal.js does when told to;
+  (`tournaments.tasks.hand_report`) as the worker would run it;
+- after either, the person's page fetching his own part (`.../me/`) when lobby.live
+  tells it to (he acted, it is his turn now, or the hand he was dealt in ended), as
+  static/js/portal.js does;
 - in both, the live delivery each commit triggers, by the real code: the outbox
   (live.outbox), the publishers rendering the table's public part in each language
   (lobby.live), the listened marks read from Redis (live.delivery), and the group
@@ -35,7 +36,7 @@ A unit is measured from before the call until the sending loop has sent what it
 caused: CPU of this process (time.process_time, every thread: the sending loop's
 included), SQL statements (CaptureQueriesContext on the default connection), and
 the CPU of this connection's PostgreSQL server process (/proc, for information).
-After `--warm-up` (40) units, 2 x `--actions` (300) units in turn: one without
+After `--warm-up` (40) units, 2 x `--actions` (500) units in turn: one without
 cProfile, the next under it, so both halves play the same mix of turns, hands'
 ends and deals. The first half gives the CPU and statements per action (the
 RESULTs; cProfile roughly doubles the CPU), and a sampled breakdown to check the
@@ -50,18 +51,19 @@ PostgreSQL's answer, a socket's read, the poll of the sending loop's thread, a
 lock, a sleep) is put aside and printed beside it. Python 3.12's cProfile sees
 every thread, so the sending loop's work is in the profile.
 
-    uv run python bench/action_profile.py [--tables 20] [--actions 300] [--warm-up 40] [--top 25]
+    uv run python bench/action_profile.py [--tables 20] [--actions 500] [--warm-up 40] [--top 25]
 
 Prints the actions profiled, CPU ms and statements per action (all, the worker's,
 the web's), the CPU per action by category, the 25 functions with the most
 cumulative time, and ends with `RESULT profile_action_cpu_ms`, `RESULT
 profile_action_queries` and one `RESULT profile_share_<category>` (percent of the
-profiled own time) per category. About 40 seconds.
+profiled own time) per category. About a minute.
 """
 
 import argparse
 import asyncio
 import cProfile
+import functools
 import logging
 import os
 import pstats
@@ -90,7 +92,7 @@ REDIS_URL = os.environ.get("BENCH_PROFILE_REDIS_URL", "redis://127.0.0.1:6379/14
 TABLES = 20
 SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
-ACTIONS, WARM_UP, TOP = 300, 40, 25
+ACTIONS, WARM_UP, TOP = 500, 40, 25
 PERSON_ACTION_SECONDS = 120  # a person never times out: the bench acts for him at once
 CSRF_TOKEN = "t" * 32
 TICK = os.sysconf("SC_CLK_TCK")
@@ -123,6 +125,7 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
             "/site-packages/django/core/cache/",
             f"{ROOT}/config/cache.py",
             "/asyncio/",  # only the sending loop runs one here
+            "/lib/python3.12/selectors.py",  # its poll
         ),
     ),
     ("celery", ("/site-packages/celery/", "/site-packages/kombu/", "/site-packages/vine/", "/site-packages/billiard/")),
@@ -240,11 +243,33 @@ class Tally:
     queries: int = 0
     database_cpu: float = 0.0
     sending_cpu: float = 0.0
+    delivery_cpu: float = 0.0
+    delivery_queries: int = 0
     hands_ended: int = 0
+    # By kind of unit, and by step: count, CPU, statements.
     by_kind: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0]))
+    by_step: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0]))
 
-    def add(self, kind: str, cpu: float, queries: int, database_cpu: float, sending_cpu: float, *, ended: bool) -> None:
+    def add(
+        self,
+        kind: str,
+        cpu: float,
+        queries: int,
+        database_cpu: float,
+        sending_cpu: float,
+        *,
+        ended: bool,
+        steps: list[tuple[str, float, int]],
+        delivery: list,
+    ) -> None:
         self.units += 1
+        self.delivery_cpu += delivery[0]
+        self.delivery_queries += delivery[1]
+        for name, step_cpu, step_queries in steps:
+            counts = self.by_step[name]
+            counts[0] += 1
+            counts[1] += step_cpu
+            counts[2] += step_queries
         self.sending_cpu += sending_cpu
         self.cpu += cpu
         self.queries += queries
@@ -278,6 +303,7 @@ def drained() -> None:
     """Until the sending loop has sent everything queued so far."""
     from live import sending
 
+    # The loop's own state (live.sending): nothing queued, no drain under way.
     while sending._texts or sending._refreshes or sending._draining or sending._flushing.locked():
         time.sleep(0.0002)
 
@@ -333,16 +359,32 @@ class Room:
     def __init__(self, tournament_id: int, people: dict[int, int]):
         from django.db import connection
 
+        from live import outbox
+
         self.tournament_id, self.people = tournament_id, people
         self.browsers = browsers(people)
         self.profiler: cProfile.Profile | None = None
         self.sampler: Sampler | None = None
         self.unit = [0.0, 0, 0.0, 0.0]  # the unit under way: CPU, statements, PostgreSQL's, the sending thread's
+        self.steps: list[tuple[str, float, int]] = []  # the unit's steps: name, CPU, statements
+        self.delivery = [0.0, 0]  # the unit's live deliveries on commit: CPU, statements
+        outbox.deliver = functools.partial(self.deliver, outbox.deliver)
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             self.backend = cursor.fetchone()[0]
 
-    def measure(self, step: Callable[[], object]) -> None:
+    def deliver(self, real: Callable[[list], None], events: list) -> None:
+        """The real live.delivery.deliver, its CPU and statements counted apart."""
+        from django.db import connection
+
+        began, logged = time.process_time(), len(connection.queries_log)
+        try:
+            real(events)
+        finally:
+            self.delivery[0] += time.process_time() - began
+            self.delivery[1] += len(connection.queries_log) - logged
+
+    def measure(self, name: str, step: Callable[[], object]) -> None:
         """One step of a unit, until the sending loop has sent what it caused."""
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
@@ -357,7 +399,9 @@ class Room:
             drained()
             if watcher:
                 watcher.disable()
-        self.unit[0] += time.process_time() - began
+        cpu = time.process_time() - began
+        self.steps.append((name, cpu, len(queries)))
+        self.unit[0] += cpu
         self.unit[1] += len(queries)
         self.unit[2] += backend_cpu(self.backend) - database_began
         self.unit[3] += sending_cpu() - sending_began
@@ -370,25 +414,37 @@ class Room:
         base = f"/tournaments/{self.tournament_id}/tables/{turn.number}/"
         form = {"hand": str(turn.hand_id), "at": str(turn.at), "kind": "cc"}
         responses = []
-        self.measure(lambda: responses.append(browser.post(base + "act/", form)))
+        self.measure("the action's POST (web)", lambda: responses.append(browser.post(base + "act/", form)))
         taken, finished = self.hand(turn.hand_id)
         if responses[0].status_code != 200 or taken <= turn.at:
             raise RuntimeError(f"the action was refused: {responses[0].status_code} {responses[0].content[:300]!r}")
         if finished:  # the task the hand queued for the floor
-            self.measure(lambda: hand_report(turn.hand_id))
-        # Told to fetch his own part again (lobby.live): he acted, so every time.
-        self.measure(lambda: responses.append(browser.get(base + "me/")))
-        if responses[1].status_code != 200:
-            raise RuntimeError(f"his own part was not served: {responses[1].status_code}")
+            self.measure("the hand_report task (worker)", lambda: hand_report(turn.hand_id))
+        self.own_part(turn.entry_id, turn.number)  # told to (lobby.live): he acted
 
     def bot(self, turn: Turn) -> None:
-        """The worker's task at the bot's deadline."""
+        """The worker's task at the bot's deadline; then, as lobby.live tells him to,
+        the person at the table fetches his own part if it is his turn now or the hand
+        he was dealt in has ended."""
+        from tournaments.models import Hand, HandStatus
         from tournaments.tasks import hand_due
 
         played = []
-        self.measure(lambda: played.append(hand_due(turn.hand_id, turn.at)))
+        self.measure("the hand_due task (worker)", lambda: played.append(hand_due(turn.hand_id, turn.at)))
         if not played[0]:
             raise RuntimeError(f"the turn of hand {turn.hand_id} after {turn.at} actions was not played")
+        status, to_act, seats = Hand.objects.values_list("status", "to_act", "seats").get(pk=turn.hand_id)
+        told = set(seats.values()) if status != HandStatus.PLAYING else {seats[str(to_act)]}
+        for entry_id in sorted(int(entry) for entry in told if int(entry) in self.people):
+            self.own_part(entry_id, turn.number)
+
+    def own_part(self, entry_id: int, number: int) -> None:
+        """His page fetching his own part again, as static/js/portal.js does when told to."""
+        responses = []
+        path = f"/tournaments/{self.tournament_id}/tables/{number}/me/"
+        self.measure("his own part's GET (web)", lambda: responses.append(self.browsers[entry_id].get(path)))
+        if responses[0].status_code != 200:
+            raise RuntimeError(f"his own part was not served: {responses[0].status_code}")
 
     def hand(self, hand_id: int) -> tuple[int, bool]:
         """A hand's actions so far, and whether it is finished (not yet reported)."""
@@ -424,14 +480,14 @@ class Room:
                     break
                 kind = "web" if turn.entry_id in self.people else "worker"
                 self.profiler, self.sampler = (profiler, None) if done % 2 else (None, sampler)
-                self.unit = [0.0, 0, 0.0, 0.0]
+                self.unit, self.steps, self.delivery[:] = [0.0, 0, 0.0, 0.0], [], [0.0, 0]
                 if kind == "web":
                     self.person(turn)
                 else:
                     self.bot(turn)
                 if tallies is not None:
                     ended = Hand.objects.filter(pk=turn.hand_id, ended_at__isnull=False).exists()
-                    tallies[done % 2].add(kind, *self.unit, ended=ended)
+                    tallies[done % 2].add(kind, *self.unit, ended=ended, steps=self.steps, delivery=self.delivery)
                 done += 1
 
 
@@ -501,6 +557,11 @@ def top(stats: pstats.Stats, count: int, units: int) -> list[str]:
     return lines
 
 
+def per(attribute: str, key: str, tally: Tally) -> str:
+    count, cpu, queries = getattr(tally, attribute).get(key, (0, 0.0, 0))
+    return f"{count}, {1000 * cpu / count:.1f}, {queries / count:.1f}" if count else "0"
+
+
 def bench(args: argparse.Namespace) -> int:
     import django
 
@@ -514,9 +575,11 @@ def bench(args: argparse.Namespace) -> int:
     tournament_id, people = seed(args.tables)
     watch(tournament_id, list(range(1, args.tables + 1)), list(people.values()))
     room = Room(tournament_id, people)
+    from live.groups import LANGUAGES
+
     print(
         f"{args.tables} tables x {SEATS} players ({len(people)} people, one a table), seats drawn, in"
-        f" {time.perf_counter() - began:.1f} s"
+        f" {time.perf_counter() - began:.1f} s; watched in {', '.join(LANGUAGES)}"
     )
     room.play(args.warm_up)
     plain, profiled = Tally(), Tally()
@@ -524,25 +587,34 @@ def bench(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     room.play(2 * args.actions, (plain, profiled), profiler, sampler)
     print(f"{plain.units + profiled.units} actions played in {time.perf_counter() - began:.1f} s")
-    stats = pstats.Stats(profiler)
-    units = profiled.units
+    report(args, plain, profiled, pstats.Stats(profiler), sampler)
+    return 0
 
+
+def report(args: argparse.Namespace, plain: Tally, profiled: Tally, stats: pstats.Stats, sampler: Sampler) -> None:
+    units = profiled.units
     cpu_ms = 1000 * plain.cpu / plain.units
     queries = plain.queries / plain.units
     print()
-    print(f"actions profiled: {units} (and {plain.units} more in turn with them, measured without cProfile, sampled)")
-    for name, tally in (("without cProfile", plain), ("under cProfile", profiled)):
-        kinds = ", ".join(
-            f"{kind} {count} actions: {1000 * cpu / count:.1f} ms, {n / count:.1f} statements"
-            for kind, (count, cpu, n) in sorted(tally.by_kind.items())
-        )
-        print(
-            f"{name}: CPU {1000 * tally.cpu / tally.units:.1f} ms an action (this process, every thread),"
-            f" of which the sending loop's thread {1000 * tally.sending_cpu / tally.units:.1f} ms;"
-            f" {tally.queries / tally.units:.1f} SQL statements; {kinds};"
-            f" {tally.hands_ended} hands ended ({tally.units / max(1, tally.hands_ended):.1f} actions a hand);"
-            f" PostgreSQL's server process {1000 * tally.database_cpu / tally.units:.1f} ms an action"
-        )
+    print(f"actions profiled: {units} (and {plain.units} more, in turn with them, without cProfile: sampled)")
+    rows = [
+        ("CPU ms an action (this process, every thread)", lambda t: f"{1000 * t.cpu / t.units:.1f}"),
+        ("  of which the live delivery on commit", lambda t: f"{1000 * t.delivery_cpu / t.units:.1f}"),
+        ("  of which the sending loop's thread", lambda t: f"{1000 * t.sending_cpu / t.units:.1f}"),
+        ("SQL statements an action", lambda t: f"{t.queries / t.units:.1f}"),
+        ("  of which the live delivery's", lambda t: f"{t.delivery_queries / t.units:.1f}"),
+        ("PostgreSQL's server process, CPU ms an action", lambda t: f"{1000 * t.database_cpu / t.units:.1f}"),
+        ("hands ended (actions a hand)", lambda t: f"{t.hands_ended} ({t.units / max(1, t.hands_ended):.0f})"),
+    ]
+    kinds = {"worker": "a bot's turn (the worker)", "web": "a person's action (web)"}
+    for kind, label in kinds.items():
+        rows.append((f"{label}: count, ms, statements", functools.partial(per, "by_kind", kind)))
+    print(f"{'':48} {'without cProfile':>22} {'under cProfile':>22}")
+    for label, value in rows:
+        print(f"{label:48} {value(plain):>22} {value(profiled):>22}")
+    print("their steps, without cProfile: count, CPU ms and statements each")
+    for step, (count, cpu, n) in sorted(plain.by_step.items()):
+        print(f"  {step:46} {count:5} {1000 * cpu / count:7.1f} ms {n / count:5.1f}")
     found = breakdown(stats)
     waiting = found.pop("waiting", 0.0)
     total = sum(found.values())
@@ -574,14 +646,13 @@ def bench(args: argparse.Namespace) -> int:
         )
     )
     print()
-    print(f"the {args.top} functions with the most cumulative time (process CPU, per action):")
+    print(f"the {args.top} functions with the most cumulative time (per action; wall time under cProfile, waits in):")
     print("\n".join(top(stats, args.top, units)))
     print()
     print(f"RESULT profile_action_cpu_ms {cpu_ms:.1f}")
     print(f"RESULT profile_action_queries {queries:.1f}")
     for name in names:
         print(f"RESULT profile_share_{name} {100 * found[name] / total:.1f}")
-    return 0
 
 
 def main() -> int:
