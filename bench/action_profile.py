@@ -51,7 +51,7 @@ PostgreSQL's answer, a socket's read, the poll of the sending loop's thread, a
 lock, a sleep) is put aside and printed beside it. Python 3.12's cProfile sees
 every thread, so the sending loop's work is in the profile.
 
-    uv run python bench/action_profile.py [--tables 20] [--actions 500] [--warm-up 40] [--top 25]
+    uv run python bench/action_profile.py [--tables 20] [--actions 500] [--warm-up 40] [--top 25] [--dump FILE]
 
 Prints the actions profiled, CPU ms and statements per action (all, the worker's,
 the web's), the CPU per action by category, the 25 functions with the most
@@ -390,6 +390,7 @@ class Room:
         from django.test.utils import CaptureQueriesContext
 
         watcher = self.profiler or self.sampler
+        connection.queries_log.clear()  # capped: a full log would count nothing
         sending_began = sending_cpu()
         database_began, began = backend_cpu(self.backend), time.process_time()
         with CaptureQueriesContext(connection) as queries:
@@ -587,6 +588,8 @@ def bench(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     room.play(2 * args.actions, (plain, profiled), profiler, sampler)
     print(f"{plain.units + profiled.units} actions played in {time.perf_counter() - began:.1f} s")
+    if args.dump:
+        profiler.dump_stats(args.dump)
     report(args, plain, profiled, pstats.Stats(profiler), sampler)
     return 0
 
@@ -661,6 +664,7 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=ACTIONS, help="measured, then as many profiled")
     parser.add_argument("--warm-up", type=int, default=WARM_UP, help="actions played first, not measured")
     parser.add_argument("--top", type=int, default=TOP)
+    parser.add_argument("--dump", help="write the profile there too (pstats' format: python -m pstats FILE)")
     args = parser.parse_args()
     redis.Redis.from_url(REDIS_URL).flushdb()
     try:
