@@ -36,6 +36,7 @@ from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
+from tournaments.table_selectors import TableState, table_hand
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
@@ -181,13 +182,16 @@ def table_parts(tournament_id: int, numbers: list[int], *, hands: set[int]) -> l
     others' only moved on in the hand in play). Not throttled: a table changes with
     each action."""
     tables = {number: _table_reader(tournament_id, number) for number in numbers}
+    states = {number: _state_reader(tables[number], recent=number in hands) for number in numbers}
     parts = []
     for language in LANGUAGES:
         for number in numbers:
             group = group_name("table", language=language, tournament_id=tournament_id, table=number)
-            parts.append(Part(group, _in(language, functools.partial(_table_html, tables[number]))))
+            parts.append(Part(group, _in(language, functools.partial(_table_html, tables[number], states[number]))))
             if number in hands:
-                parts.append(Part(group, _in(language, functools.partial(_recent_html, tables[number]))))
+                parts.append(
+                    Part(group, _in(language, functools.partial(_recent_html, tables[number], states[number])))
+                )
     return parts
 
 
@@ -236,12 +240,23 @@ def _chat_html(table: Callable[[], Table | None]) -> str:
     return table_chat_html(loaded) if (loaded := table()) else ""
 
 
-def _table_html(table: Callable[[], Table | None]) -> str:
-    return table_live_html(loaded) if (loaded := table()) else ""
+def _state_reader(table: Callable[[], Table | None], *, recent: bool) -> Callable[[], TableState | None]:
+    """What anyone watching the table sees (no words: every language's part renders
+    the same), read once when a part first renders it; with the last hands if `recent`."""
+
+    def read() -> TableState | None:
+        loaded = table()
+        return table_hand(loaded.tournament, loaded, recent=recent) if loaded else None
+
+    return functools.cache(read)
 
 
-def _recent_html(table: Callable[[], Table | None]) -> str:
-    return table_recent_html(loaded) if (loaded := table()) else ""
+def _table_html(table: Callable[[], Table | None], state: Callable[[], TableState | None]) -> str:
+    return table_live_html(loaded, state()) if (loaded := table()) else ""
+
+
+def _recent_html(table: Callable[[], Table | None], state: Callable[[], TableState | None]) -> str:
+    return table_recent_html(loaded, state()) if (loaded := table()) else ""
 
 
 def _in(language: str, render: Callable[[], str]) -> Callable[[], str]:

@@ -24,7 +24,7 @@ from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.tables import entry_sit_out, hand_act
-from tournaments.table_selectors import OwnSeat, table_current, table_hand, table_own
+from tournaments.table_selectors import OwnSeat, TableState, table_current, table_hand, table_own
 
 
 class SignedInRequest(HttpRequest):
@@ -132,20 +132,22 @@ def table_chat_html(table: Table) -> str:
     return render_to_string("lobby/table.html#chat", context)
 
 
-def table_live_html(table: Table) -> str:
+def table_live_html(table: Table, state: TableState | None = None) -> str:
     """The watched part of a table (read with its tournament), to swap in out of band
-    (lobby.live): what changes with each action. The last hands (table_recent_html)
-    and the event's clock (table_clock_html) are parts of their own."""
+    (lobby.live): what changes with each action; from `state` when the caller has
+    read it (table_hand) for every language's part. The last hands
+    (table_recent_html) and the event's clock (table_clock_html) are parts of their own."""
     tournament = table.tournament
-    context = {"state": table_hand(tournament, table, recent=False), "oob": True}
+    context = {"state": state or table_hand(tournament, table, recent=False), "oob": True}
     return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
 
 
-def table_recent_html(table: Table) -> str:
+def table_recent_html(table: Table, state: TableState | None = None) -> str:
     """The table's last hands and the deck commitment of the one in play, to swap in
-    out of band (lobby.live): what changes with each hand."""
+    out of band (lobby.live): what changes with each hand; from `state` (read with
+    the last hands) when the caller has it."""
     tournament = table.tournament
-    context = {"state": table_hand(tournament, table), "oob": True}
+    context = {"state": state or table_hand(tournament, table), "oob": True}
     return render_to_string("lobby/table.html#recent", {**context, "tournament": tournament, "table": table})
 
 

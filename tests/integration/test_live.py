@@ -650,6 +650,26 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
     assert "players left" not in table[1]
 
 
+def test_a_table_watched_in_both_languages_is_read_once_for_both_parts(sent, django_assert_num_queries):
+    tournament, _ = heads_up_tables(2)
+    listening(f"table-{tournament.pk}-1.en", f"table-{tournament.pk}-1.da")
+    row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
+    players = tuple(
+        Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player", flat=True)
+    )
+
+    # The table with its event, its seats, its hands: once, however many languages watch it.
+    with django_assert_num_queries(3):
+        deliver([TablesChanged(tournament.pk, (1,), players, in_play=True)])
+    with django_assert_num_queries(3):  # a hand's end: the last hands too, read with the same query
+        deliver([TablesChanged(tournament.pk, (1,), players)])
+
+    texts = dict(sent.texts)
+    assert "Hand #" in texts[f"table-{tournament.pk}-1.en"]
+    assert "hånd #" in texts[f"table-{tournament.pk}-1.da"]
+    assert len(sent.texts) == 6  # each language: the action's part; then the hand's end and the last hands
+
+
 def test_an_action_sends_the_hand_in_play_and_the_hands_end_the_last_hands_too(sent):
     tournament, _ = heads_up_tables(2)
     listening(f"table-{tournament.pk}-1.en")
