@@ -1,11 +1,14 @@
 """How long until a player's action at one of 200 busy tables shows on every socket
-watching that table, and how many hands a second does the room play meanwhile?
+watching that table, how many hands a second does the room play meanwhile, does
+any table fall behind, and what does one action cost (CPU, SQL statements)?
 
 The production stack, as the Procfile runs it: `web` (gunicorn, WEB_CONCURRENCY
 processes of WEB_THREADS threads, defaults 2 and 4), `ws` (uvicorn, WS_CONCURRENCY
 processes, default 2), a Celery `worker` (CELERY_CONCURRENCY, default 2), `clock` and `beat`,
 on PostgreSQL (a throwaway database, migrated) and Redis (database 13, flushed: the
-broker, the channel layer, the cache and the sessions), DEBUG off.
+broker, the channel layer, the cache and the sessions; BENCH_TABLES_REDIS_URL), DEBUG
+off, at the project's own priorities: the bench sets none (the worker lowers its
+own, WORKER_NICE); each process's nice is printed.
 
 One tournament of `--tables` x 9 players (200 x 9 = 1,800; funded with
 deposit_create, entered with entry_register), 10,000 chips at 50/100 for the whole
@@ -36,7 +39,41 @@ once when it does, a wave that is not the room playing; hands a second
 is the hands of the whole room that ended in the same window. Printed beside
 them: each process's CPU in the window (the Procfile's, by process group from
 /proc; this process's; the machine's) and the worker's backlog (the turns whose
-deadline has passed, sampled each second): whether the room keeps pace at all.
+deadline has passed, sampled every half second): whether the room keeps pace at all.
+
+Every turn is timed in the database: a trigger the bench puts on the throwaway
+database's hand table records, at each update that appends actions, the turn it
+ended (hand, table, its deadline) and the moment (clock_timestamp()), a row in an
+unlogged table: the product stores no time per action. A turn was due at its deadline (a bot's: his thinking
+time), or, a person's, when the bench sent his action (he thinks no longer than his
+page takes to show the turn). `tables_behind`: the tables with a turn played more
+than 1 s after it was due, or not played at all, at any moment of the window (from
+the records after the window: no short lag is missed between samples).
+
+`action_cpu_ms`: the CPU in the window of the Procfile's processes, PostgreSQL
+(this database's backends, sampled every half second from pg_stat_activity and
+/proc; the server's own processes: postmaster, WAL writer, checkpointer...) and the
+redis-server, over the actions played in the window (every table's, bots' and
+people's, from the records). PostgreSQL's server processes and the redis-server are
+shared with whatever else runs on them: on a busy shared machine an overestimate.
+
+`action_queries`: the SQL statements the room's processes sent in the window, over
+the same actions, BEGIN/COMMIT/ROLLBACK left out (Django's query count leaves them
+out too; printed beside). PostgreSQL counts them itself: the bench sets
+log_statement to all on the throwaway database only (its own sessions log nothing)
+and counts that database's statement lines in the server's log (the postmaster's
+stderr, found from /proc), between the window's start and end. So the real path,
+every process's, live delivery included (the watchers' rendering, the people's
+fetches of their own part), the per-hand work (deal, report, floor) shared over the
+hand's actions. Logging costs the server a little CPU per statement; `--no-statements`
+turns it off (and the capacity's runs do).
+
+With `--capacity`, runs itself afresh (a new database, new processes) at 50, 100,
+200, 300, ... tables (`--capacity-max`, or the list `--capacity-counts`), the bots
+at production's pace (1.5 s unless `--bot-seconds`), with `--seconds` and
+`--warm-up` as given, printing each run and its figures, until a count has a table
+behind or `action_p99_ms` over 150 ms: `RESULT room_capacity_tables` is the largest
+count before it (0 if none).
 
 With `--clocks N`, N more events run their clocks meanwhile (bench/clock.py's: two
 entrants each, 10-to-15-second levels and breaks), moved to start as the window
@@ -45,9 +82,12 @@ opens: how late the clock's transitions are while the tables load the machine
 bench/clock.py, p99 < 250 ms, applies). Their heads-up tables add to the room.
 
     uv run python bench/table_latency.py [--tables 200] [--seconds 60] [--bot-seconds 0.5] [--clocks 0]
+    uv run python bench/table_latency.py --capacity [--capacity-max 500] [--seconds 30] [--warm-up 20]
 
-Ends with `RESULT action_p99_ms` (target: at most 150 ms) and `RESULT
-room_hands_per_s`; `--tables` other than 200 prints how many ran. About 3 minutes.
+Ends with `RESULT action_p99_ms` (target: at most 150 ms), `RESULT
+room_hands_per_s`, `RESULT tables_behind` (target 0), `RESULT action_cpu_ms` and
+`RESULT action_queries` (target: at most 6); `--tables` other than 200 prints how
+many ran. About 3 minutes; `--capacity` that for each count.
 """
 
 import argparse
@@ -287,13 +327,11 @@ def turn_log(conninfo: str) -> None:
         )
 
 
-def played_turns(conninfo: str, since: datetime) -> list[tuple]:
-    """The turns played from `since` on: (hand, table, actions before, after, deadline, applied)."""
+def played_turns(conninfo: str) -> list[tuple]:
+    """The turns played so far: (hand, table, actions before, after, deadline, applied)."""
     with psycopg.connect(conninfo, autocommit=True, **BENCH_SESSION) as conn:
-        return conn.execute(
-            "SELECT hand_id, table_id, taken, played, deadline_at, applied_at FROM bench_turn WHERE applied_at >= %s",
-            [since],
-        ).fetchall()
+        query = "SELECT hand_id, table_id, taken, played, deadline_at, applied_at FROM bench_turn"
+        return conn.execute(query).fetchall()
 
 
 def waiting_turns(conninfo: str, due_before: datetime) -> list[tuple]:
@@ -373,6 +411,7 @@ class ServerCpu:
     the redis-server (shared with any other Redis database)."""
 
     SERVER = ("checkpointer", "background writer", "walwriter", "autovacuum launcher", "logical replication launcher")
+    KINDS = ("PostgreSQL (this database)", "PostgreSQL (server)", "Redis (server)")
 
     def __init__(self, conninfo: str, redis_url: str):
         self.conn = psycopg.connect(conninfo, autocommit=True, **BENCH_SESSION)
@@ -390,10 +429,10 @@ class ServerCpu:
             " OR (datname IS NULL AND backend_type = ANY(%s)))",
             [BENCH_SESSION["application_name"], list(self.SERVER)],
         ).fetchall()
-        pids = [("PostgreSQL (server)" if shared else "PostgreSQL (this database)", pid) for pid, shared in rows]
-        pids.append(("PostgreSQL (server)", self.postmaster))
+        database, server, in_redis = self.KINDS
+        pids = [(server if shared else database, pid) for pid, shared in rows] + [(server, self.postmaster)]
         if self.redis:
-            pids.append(("Redis (server)", self.redis))
+            pids.append((in_redis, self.redis))
         for key in pids:
             used = proc_cpu(key[1])
             if used is None:
@@ -648,7 +687,7 @@ async def run(
     processes.check_alive()
     room.close()
     await asyncio.sleep(1)
-    played = await loop.run_in_executor(None, played_turns, conninfo, window_began)
+    played = await loop.run_in_executor(None, played_turns, conninfo)
     logged = await loop.run_in_executor(None, statements.count, logged_from, logged_to) if statements else {}
     hands = await asyncio.get_running_loop().run_in_executor(
         None,
@@ -831,7 +870,7 @@ def report(args: argparse.Namespace, found: dict, processes: Processes, clocks: 
         print(f"NOTE: the room had {len(clocks)} more events' tables and clocks")
     late, actions, cpu = found["behind"], found["behind"]["actions"], found["cpu"]
     report_turns(args, late)
-    room_cpu = sum(used for name, used in cpu.items() if name in processes.procs or "(" in name)
+    room_cpu = sum(used for name, used in cpu.items() if name in processes.procs or name in ServerCpu.KINDS)
     print(
         f"actions played in the window, every table's, bots' and people's: {actions}"
         f" = {actions / found['seconds']:.1f}/s; CPU of the room (the Procfile's processes, PostgreSQL, Redis)"
