@@ -2,7 +2,7 @@
 database driver, template rendering, Channels and Redis, Celery, our services.
 
 A tournament of `--tables` (20) x 9 bots on a throwaway PostgreSQL database
-(migrated), Redis `BENCH_PROFILE_REDIS_URL` (database 14, flushed: the broker, the
+(migrated), Redis `BENCH_PROFILE_REDIS_URL` (database 9, flushed: the broker, the
 channel layer, the cache and the sessions) with the production settings
 (config.settings, DEBUG off, channels_redis's Pub/Sub layer), 10,000 chips at
 50/100 for the whole run; at each table one seat, not the first to act, is a
@@ -67,10 +67,8 @@ import functools
 import logging
 import os
 import pstats
-import secrets
 import signal
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -86,9 +84,9 @@ if __name__ == "__main__":
 import redis  # noqa: E402
 
 from bench.hands import bot_tournament  # noqa: E402
-from bench.harness import throwaway_database  # noqa: E402
+from bench.harness import production_environment  # noqa: E402
 
-REDIS_URL = os.environ.get("BENCH_PROFILE_REDIS_URL", "redis://127.0.0.1:6379/14")
+REDIS_URL = os.environ.get("BENCH_PROFILE_REDIS_URL", "redis://127.0.0.1:6379/9")
 TABLES = 20
 SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
@@ -668,25 +666,13 @@ def main() -> int:
     args = parser.parse_args()
     redis.Redis.from_url(REDIS_URL).flushdb()
     try:
-        with (
-            tempfile.TemporaryDirectory(prefix="portal-benchprofile-") as tmp_dir,
-            throwaway_database(f"portal_benchprofile_{os.getpid()}") as database_url,
+        with production_environment(
+            "portal_benchprofile",
+            REDIS_URL,
+            ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
+            TABLE_BOT_SECONDS="0.001",
+            TABLE_HAND_GAP_SECONDS="0",
         ):
-            tmp = Path(tmp_dir)
-            (tmp / "static").mkdir()
-            for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
-                os.environ.pop(name, None)
-            os.environ.update(
-                DJANGO_SETTINGS_MODULE="config.settings",
-                DATABASE_URL=database_url,
-                REDIS_URL=REDIS_URL,
-                SECRET_KEY=secrets.token_urlsafe(50),
-                ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
-                HTTPS="0",
-                STATIC_ROOT=str(tmp / "static"),
-                TABLE_BOT_SECONDS="0.001",
-                TABLE_HAND_GAP_SECONDS="0",
-            )
             return bench(args)
     finally:
         redis.Redis.from_url(REDIS_URL).flushdb()  # the tasks queued for nobody

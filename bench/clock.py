@@ -38,10 +38,8 @@ this 2-core machine); only for the default set-up. About 2 minutes.
 import argparse
 import math
 import os
-import secrets
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -56,9 +54,8 @@ if __name__ == "__main__":
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 
-from bench.harness import procfile, stop, throwaway_database  # noqa: E402
+from bench.harness import procfile, production_environment, stop  # noqa: E402
 
-BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_CLOCK_REDIS_URL", "redis://127.0.0.1:6379/11")
 TOURNAMENTS = 500
 CONCURRENCY = 2  # the Procfile's default CLOCK_CONCURRENCY
@@ -525,27 +522,7 @@ def main() -> int:
     args = parser.parse_args()
     began = time.monotonic()
 
-    with (
-        tempfile.TemporaryDirectory(prefix="portal-benchclock-") as tmp_dir,
-        throwaway_database(f"portal_benchclock_{os.getpid()}") as database_url,
-    ):
-        tmp = Path(tmp_dir)
-        (tmp / "static").mkdir()
-        for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
-            os.environ.pop(name, None)
-        os.environ.update(
-            DJANGO_SETTINGS_MODULE="config.settings",
-            DATABASE_URL=database_url,
-            REDIS_URL=REDIS_URL,
-            SECRET_KEY=secrets.token_urlsafe(50),
-            ALLOWED_HOSTS="127.0.0.1,localhost",
-            HTTPS="0",
-            STATIC_ROOT=str(tmp / "static"),
-            CLOCK_CONCURRENCY=str(args.concurrency),
-            CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
-            PYTHONUNBUFFERED="1",
-            PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `celery` is this venv's
-        )
+    with production_environment("portal_benchclock", REDIS_URL, CLOCK_CONCURRENCY=str(args.concurrency)) as tmp:
         return bench(args, began, tmp)
 
 

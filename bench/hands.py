@@ -51,7 +51,6 @@ import pstats
 import random
 import secrets
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -65,12 +64,11 @@ import redis  # noqa: E402
 from pokerkit import Automation, Mode, NoLimitTexasHoldem  # noqa: E402
 
 from bench.clock import Processes  # noqa: E402
-from bench.harness import throwaway_database  # noqa: E402
+from bench.harness import production_environment  # noqa: E402
 from tests.bot_mtt import LEVEL_SECONDS as MTT_LEVEL_SECONDS  # noqa: E402
 from tests.bot_mtt import LEVELS as MTT_LEVELS  # noqa: E402
 from tests.bot_mtt import STACK as MTT_STACK  # noqa: E402
 
-BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_HANDS_REDIS_URL", "redis://127.0.0.1:6379/12")
 PLAY_SECONDS = 20.0
 SEATS = 9
@@ -357,28 +355,9 @@ def main() -> int:
     parser.add_argument("--skip-mtt", action="store_true")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    with (
-        tempfile.TemporaryDirectory(prefix="portal-benchhands-") as tmp_dir,
-        throwaway_database(f"portal_benchhands_{os.getpid()}") as database_url,
-    ):
-        tmp = Path(tmp_dir)
-        (tmp / "static").mkdir()
-        for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
-            os.environ.pop(name, None)
-        os.environ.update(
-            DJANGO_SETTINGS_MODULE="config.settings",
-            DATABASE_URL=database_url,
-            REDIS_URL=REDIS_URL,
-            SECRET_KEY=secrets.token_urlsafe(50),
-            ALLOWED_HOSTS="127.0.0.1,localhost",
-            HTTPS="0",
-            STATIC_ROOT=str(tmp / "static"),
-            CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
-            TABLE_BOT_SECONDS="1",
-            TABLE_HAND_GAP_SECONDS="0",
-            PYTHONUNBUFFERED="1",
-            PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's `celery` is this venv's
-        )
+    with production_environment(
+        "portal_benchhands", REDIS_URL, TABLE_BOT_SECONDS="1", TABLE_HAND_GAP_SECONDS="0"
+    ) as tmp:
         return bench(args, tmp)
 
 

@@ -94,11 +94,9 @@ import argparse
 import asyncio
 import functools
 import os
-import secrets
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -124,9 +122,8 @@ from bench.clock import (  # noqa: E402
 from bench.clock import seed as clock_events  # noqa: E402
 from bench.fanout import Client, group_cpu, percentile, raise_open_files  # noqa: E402
 from bench.hands import bot_tournament  # noqa: E402
-from bench.harness import free_port, procfile, throwaway_database, wait_ready  # noqa: E402
+from bench.harness import free_port, procfile, production_environment, wait_ready  # noqa: E402
 
-BIN = Path(sys.executable).parent
 REDIS_URL = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/13")
 TABLES = 200
 SEATS = 9
@@ -926,29 +923,13 @@ def main() -> int:
         args.bot_seconds = BOT_SECONDS
     raise_open_files(args.tables * args.watchers + 1024)
     redis.Redis.from_url(REDIS_URL).flushdb()
-    with (
-        tempfile.TemporaryDirectory(prefix="portal-benchtables-") as tmp_dir,
-        throwaway_database(f"portal_benchtables_{os.getpid()}") as database_url,
-    ):
-        tmp = Path(tmp_dir)
-        (tmp / "static").mkdir()
-        for name in ("DEBUG", "CELERY_LOG_LEVEL", "LOG_LEVEL"):  # the production defaults, whatever the shell has
-            os.environ.pop(name, None)
-        os.environ.update(
-            DJANGO_SETTINGS_MODULE="config.settings",
-            DATABASE_URL=database_url,
-            REDIS_URL=REDIS_URL,
-            SECRET_KEY=secrets.token_urlsafe(50),
-            ALLOWED_HOSTS="127.0.0.1,localhost",
-            HTTPS="0",
-            STATIC_ROOT=str(tmp / "static"),
-            CELERY_BEAT_SCHEDULE_FILE=str(tmp / "celerybeat-schedule"),
-            TABLE_BOT_SECONDS=str(args.bot_seconds),
-            TABLE_HAND_GAP_SECONDS=str(HAND_GAP_SECONDS),
-            PYTHONUNBUFFERED="1",
-            UVICORN_LOG_LEVEL="warning",
-            PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's commands are this venv's
-        )
+    with production_environment(
+        "portal_benchtables",
+        REDIS_URL,
+        TABLE_BOT_SECONDS=str(args.bot_seconds),
+        TABLE_HAND_GAP_SECONDS=str(HAND_GAP_SECONDS),
+        UVICORN_LOG_LEVEL="warning",
+    ) as tmp:
         return bench(args, tmp)
 
 
