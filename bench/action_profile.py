@@ -73,7 +73,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +82,7 @@ if __name__ == "__main__":
 
 import redis  # noqa: E402
 
-from bench.hands import bot_tournament  # noqa: E402
+from bench.hands import room_with_people  # noqa: E402
 from bench.harness import production_environment  # noqa: E402
 
 REDIS_URL = os.environ.get("BENCH_PROFILE_REDIS_URL", "redis://127.0.0.1:6379/9")
@@ -160,35 +159,13 @@ def category(filename: str) -> str:
 
 def seed(tables: int) -> tuple[int, dict[int, int]]:
     """The started tournament, and its people: player by entry (one a table)."""
-    from django.utils import timezone
-
-    from accounts.models import User
-    from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
-    from tournaments.services.clock import tournament_advance
-    from tournaments.services.hands import entry_of
-
-    tournament = bot_tournament(
-        tables * SEATS,
+    return room_with_people(
+        tables,
         name="Bench action profile",
-        start=timezone.now() + timedelta(days=1),
-        levels=[(SMALL_BLIND, BIG_BLIND, 0)],
-        seconds=24 * 3600,
+        blinds=(SMALL_BLIND, BIG_BLIND),
         stack=STACK,
+        action_seconds=PERSON_ACTION_SECONDS,
     )
-    now = timezone.now()
-    Tournament.objects.filter(pk=tournament.pk).update(
-        scheduled_start=now, next_transition_at=now, action_seconds=PERSON_ACTION_SECONDS
-    )
-    tournament_advance(tournament_id=tournament.pk, now=timezone.now())  # the seat draw, the first hands dealt
-    status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
-    if status not in (Status.RUNNING, Status.LATE_REGISTRATION):
-        raise RuntimeError(f"the tournament did not start: {status}")
-    people: dict[int, int] = {}
-    for row in Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING):
-        entry_id = next(entry_of(row, int(seat)) for seat in sorted(row.seats, key=int) if int(seat) != row.to_act)
-        people[entry_id] = Entry.objects.values_list("player_id", flat=True).get(pk=entry_id)
-    User.objects.filter(pk__in=people.values()).update(is_bot=False)
-    return tournament.pk, people
 
 
 def watch(tournament_id: int, tables: list[int], people: list[int]) -> None:

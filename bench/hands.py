@@ -164,6 +164,44 @@ def bot_tournament(entrants: int, *, name: str, start, levels: list[tuple], seco
     return tournament
 
 
+def room_with_people(
+    tables: int, *, name: str, blinds: tuple[int, int], stack: int, action_seconds: int
+) -> tuple[int, dict[int, int]]:
+    """A started tournament of `tables` nine-seat tables of bots at `blinds` for a day,
+    and at each table one seat, not the one to act in its table's first hand (that
+    turn's deadline is a bot's), made a person whose turns last `action_seconds`:
+    the tournament, and each person's player by entry."""
+    from django.utils import timezone
+
+    from accounts.models import User
+    from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
+    from tournaments.services.clock import tournament_advance
+    from tournaments.services.hands import entry_of
+
+    tournament = bot_tournament(
+        tables * SEATS,
+        name=name,
+        start=timezone.now() + timedelta(days=1),
+        levels=[(*blinds, 0)],
+        seconds=24 * 3600,
+        stack=stack,
+    )
+    now = timezone.now()
+    Tournament.objects.filter(pk=tournament.pk).update(
+        scheduled_start=now, next_transition_at=now, action_seconds=action_seconds
+    )
+    tournament_advance(tournament_id=tournament.pk, now=timezone.now())  # the seat draw, the first hands dealt
+    status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
+    if status not in (Status.RUNNING, Status.LATE_REGISTRATION):
+        raise RuntimeError(f"the tournament did not start: {status}")
+    people: dict[int, int] = {}
+    for row in Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).order_by("table__number"):
+        entry_id = next(entry_of(row, int(seat)) for seat in sorted(row.seats, key=int) if int(seat) != row.to_act)
+        people[entry_id] = Entry.objects.values_list("player_id", flat=True).get(pk=entry_id)
+    User.objects.filter(pk__in=people.values()).update(is_bot=False)
+    return tournament.pk, people
+
+
 # --- (b) The full stack, in this process.
 
 

@@ -121,7 +121,7 @@ from bench.clock import (  # noqa: E402
 )
 from bench.clock import seed as clock_events  # noqa: E402
 from bench.fanout import Client, group_cpu, percentile, raise_open_files  # noqa: E402
-from bench.hands import bot_tournament  # noqa: E402
+from bench.hands import room_with_people  # noqa: E402
 from bench.harness import free_port, procfile, production_environment, wait_ready  # noqa: E402
 
 REDIS_URL = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -200,44 +200,23 @@ def seed(tables: int) -> tuple[int, dict[int, tuple[int, str]]]:
     """The started tournament, and its people: by entry, (player, session cookie)."""
     from django.conf import settings
     from django.test import Client as BrowserClient
-    from django.utils import timezone
 
     from accounts.models import User
-    from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
-    from tournaments.services.clock import tournament_advance
-    from tournaments.services.hands import entry_of
 
     began = time.perf_counter()
-    tournament = bot_tournament(
-        tables * SEATS,
-        name="Bench tables",
-        start=timezone.now() + timedelta(days=1),
-        levels=[(SMALL_BLIND, BIG_BLIND, 0)],
-        seconds=24 * 3600,
-        stack=STACK,
+    tournament_id, players = room_with_people(
+        tables, name="Bench tables", blinds=(SMALL_BLIND, BIG_BLIND), stack=STACK, action_seconds=PERSON_ACTION_SECONDS
     )
-    print(f"{tables * SEATS} players registered in {time.perf_counter() - began:.1f} s")
-    now = timezone.now()
-    Tournament.objects.filter(pk=tournament.pk).update(
-        scheduled_start=now, next_transition_at=now, action_seconds=PERSON_ACTION_SECONDS
-    )
-    tournament_advance(tournament_id=tournament.pk, now=timezone.now())  # the seat draw, the first hands dealt
-    status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
-    if status not in (Status.RUNNING, Status.LATE_REGISTRATION):
-        raise RuntimeError(f"the tournament did not start: {status}")
+    print(f"{tables * SEATS} players registered and seated in {time.perf_counter() - began:.1f} s")
     people: dict[int, tuple[int, str]] = {}
-    # A seat not to act in its table's first hand: that turn's deadline is a bot's.
-    for row in Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).order_by("table__number"):
-        entry_id = next(entry_of(row, int(seat)) for seat in sorted(row.seats, key=int) if int(seat) != row.to_act)
-        player = User.objects.get(pk=Entry.objects.values_list("player_id", flat=True).get(pk=entry_id))
+    for entry_id, player_id in players.items():
         browser = BrowserClient()
-        browser.force_login(player)
+        browser.force_login(User.objects.get(pk=player_id))
         people[entry_id] = (
-            player.pk,
+            player_id,
             f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}",
         )
-    User.objects.filter(pk__in=[player for player, _ in people.values()]).update(is_bot=False)
-    return tournament.pk, people
+    return tournament_id, people
 
 
 def turns(tournament_id: int, people: dict[int, tuple[int, str]]) -> list[tuple[int, int, int, int, int]]:
