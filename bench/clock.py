@@ -215,14 +215,17 @@ def start_celery(processes: Processes) -> None:
 
 
 def wait_for_worker(processes: Processes) -> None:
-    """Until every Celery worker started (`worker`, `clock`) answers a ping over the broker."""
+    """Until every Celery worker started (`worker`'s table nodes, `clock`) answers a ping over the broker."""
+    from django.conf import settings
+
     from config.celery import app
 
     workers = {"worker", "clock"} & processes.procs.keys()
+    expected = ("worker" in workers) * settings.TABLE_NODES + ("clock" in workers)
     deadline = time.monotonic() + BOOT_SECONDS
     while time.monotonic() < deadline:
         processes.check_alive()
-        if len(app.control.ping(timeout=0.5)) >= len(workers):
+        if len(app.control.ping(timeout=0.5)) >= expected:
             return
     logs = "\n".join(processes.log(name) for name in sorted(workers))
     raise RuntimeError(f"the workers did not answer in {BOOT_SECONDS} s\n{logs}")

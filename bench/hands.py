@@ -176,7 +176,7 @@ def room_with_people(
     from accounts.models import User
     from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
     from tournaments.services.clock import tournament_advance
-    from tournaments.services.hands import entry_of
+    from tournaments.services.turns import entry_of
 
     tournament = bot_tournament(
         tables * SEATS,

@@ -94,6 +94,7 @@ import argparse
 import asyncio
 import functools
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -128,8 +129,8 @@ REDIS_URL = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/13"
 TABLES = 200
 SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
-BOT_SECONDS, HAND_GAP_SECONDS = 0.5, 1.0
 PRODUCTION_BOT_SECONDS = 1.5  # TABLE_BOT_SECONDS' default
+BOT_SECONDS, HAND_GAP_SECONDS = PRODUCTION_BOT_SECONDS, 1.0
 CAPACITY_P99_MS = 150  # a table count keeps pace with no table behind and a person's action p99 within this
 CAPACITY_MAX = 5000
 PERSON_ACTION_SECONDS = 120  # the bench may fall behind under load: a person never times out
@@ -143,22 +144,32 @@ CSRF_TOKEN = "t" * 32
 
 class TableSocket(Client):
     """A page watching a table: fanout's client, signed in with a cookie if given,
-    keeping the table parts it receives (arrival, text). Told to fetch its own seat
-    again (`{"refresh": ["own-seat-..."]}`), a signed-in page calls `on_refresh`, as
-    the browser does (static/js/portal.js)."""
+    keeping the table parts it receives (arrival, text): the whole table, or, while a
+    hand goes on, the seats and the felt that changed. It keeps which seats show
+    their turn (the seat's `to-act` class), as the page shows them. Told to fetch its
+    own seat again (`{"refresh": ["own-seat-..."]}`), a signed-in page calls
+    `on_refresh`, as the browser does (static/js/portal.js)."""
 
-    def __init__(self, url: str, marker: str, cookie: str = "", on_refresh=None):
+    def __init__(self, url: str, table: tuple[int, int], cookie: str = "", on_refresh=None):
         super().__init__(url)
-        self.marker, self.cookie, self.on_refresh = marker, cookie, on_refresh
+        tournament, number = table
+        self.markers = (
+            f'id="table-{tournament}-{number}"',
+            f'id="seat-{tournament}-{number}-',
+            f'id="felt-{tournament}-{number}"',
+        )
+        self.seat_class = re.compile(rf'<li class="([^"]*)" id="seat-{tournament}-{number}-([0-9]+)"')
+        self.cookie, self.on_refresh = cookie, on_refresh
         self.parts: list[tuple[float, str]] = []
+        self.acting: set[int] = set()  # the seats whose turn the page shows
 
     @classmethod
     async def open(
-        cls, url: str, port: int, marker: str, cookie: str, *, gate: asyncio.Semaphore, on_refresh=None
+        cls, url: str, port: int, table: tuple[int, int], cookie: str, *, gate: asyncio.Semaphore, on_refresh=None
     ) -> "TableSocket":
         async with gate:
             _transport, socket = await asyncio.get_running_loop().create_connection(
-                lambda: cls(url, marker, cookie, on_refresh), "127.0.0.1", port
+                lambda: cls(url, table, cookie, on_refresh), "127.0.0.1", port
             )
             await asyncio.wait_for(socket.opened, timeout=60)
         return socket
@@ -178,8 +189,13 @@ class TableSocket(Client):
             if isinstance(event, Frame):
                 if event.fin and event.opcode == Opcode.TEXT:
                     text = event.data.decode()
-                    if self.marker in text:
+                    if any(marker in text for marker in self.markers):
                         self.parts.append((arrived, text))
+                        for classes, seat in self.seat_class.findall(text):
+                            if "to-act" in classes.split():
+                                self.acting.add(int(seat))
+                            else:
+                                self.acting.discard(int(seat))
                     elif self.on_refresh and '"own-seat-' in text:
                         self.on_refresh()
             elif not self.opened.done():
@@ -533,11 +549,11 @@ class Room:
         async def table(number: int) -> None:
             groups = f"table-{self.tournament_id}-{number}.en,tables-{self.tournament_id}.en"  # as the table's page
             url = f"ws://127.0.0.1:{ws_port}/ws/live/?groups={groups}"
-            marker = f'id="table-{self.tournament_id}-{number}"'
+            table = (self.tournament_id, number)
             player, cookie = seated[number]
             fetch = functools.partial(self.fetch_own, number, cookie)
-            own = TableSocket.open(f"{url},user-{player}", ws_port, marker, cookie, gate=gate, on_refresh=fetch)
-            others = (TableSocket.open(url, ws_port, marker, "", gate=gate) for _ in range(self.args.watchers - 1))
+            own = TableSocket.open(f"{url},user-{player}", ws_port, table, cookie, gate=gate, on_refresh=fetch)
+            others = (TableSocket.open(url, ws_port, table, "", gate=gate) for _ in range(self.args.watchers - 1))
             self.sockets[number] = list(await asyncio.gather(own, *others))
 
         await asyncio.gather(*(table(number) for number in range(1, self.args.tables + 1)))
@@ -573,9 +589,8 @@ class Room:
 
     async def act(self, hand_id: int, at: int, number: int, seat: int, entry_id: int) -> None:
         sockets = self.sockets.get(number, [])
-        to_act = f'to-act" data-seat="{seat}"'
         settle_by = time.perf_counter() + SETTLE
-        while not all(to_act in socket.last() for socket in sockets):
+        while not all(seat in socket.acting for socket in sockets):
             if time.perf_counter() > settle_by:
                 self.unsettled += 1
                 break

@@ -240,11 +240,12 @@ CELERY_TASK_ROUTES = {
     "tournaments.tasks.clock_tick": {"queue": CLOCK_QUEUE},
     "tournaments.tasks.tournaments_sweep": {"queue": CLOCK_QUEUE},
 }
-# How far below the web and ws servers (and the clock's worker) a `celery worker` of
-# the tables runs for the CPU (nice, 0 to 19; config.celery): on a busy machine a
-# person's request and the update it sends go first, and the worker takes every cycle
-# they leave.
-WORKER_NICE = int(os.environ.get("WORKER_NICE") or 19)
+# The table nodes (tournaments.nodes): Celery workers of one process each, the
+# Procfile's `worker`, each playing the tables rendezvous hashing gives it, so that a
+# hand's state stays warm in one process. Every process that queues a turn reads how
+# many there are from here. None on the embedded default: its one worker thread
+# takes every turn from Celery's default queue.
+TABLE_NODES = int(os.environ.get("TABLE_NODES") or (0 if EMBEDDED else 2))
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"

@@ -31,12 +31,18 @@ from django.utils import timezone, translation
 from live.delivery import Message, Part, Refresh, publisher, send
 from live.groups import LANGUAGES, group_name, listened_key
 from live.throttle import Throttle
-from lobby.table_views import table_chat_html, table_clock_html, table_live_html, table_recent_html
+from lobby.table_views import (
+    table_chat_html,
+    table_clock_html,
+    table_live_html,
+    table_moved_html,
+    table_recent_html,
+)
 from lobby.tasks import tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.events import EntryChanged, TableChatted, TablesChanged, TournamentChanged
+from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
-from tournaments.table_selectors import TableState, table_hand
+from tournaments.table_selectors import InPlayView, SeatState, TableState, seats_shown, table_hand
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
@@ -81,7 +87,9 @@ def publish(events: Sequence[object]) -> list[Message]:
             tables=not chips_only,
             throttle=_throttle(tournament_id),
         )
-    messages += tables_messages([event for event in events if isinstance(event, TablesChanged)])
+    changes = [event for event in events if isinstance(event, TablesChanged)]
+    messages += tables_messages(changes)
+    messages += hands_messages([event for event in events if isinstance(event, HandMovedOn)], changes)
     for tournament_id, number in sorted(chats):
         messages += chat_parts(tournament_id, number)
     return messages + refreshes
@@ -108,6 +116,38 @@ def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
     for tournament_id, numbers in tables.items():
         messages += table_parts(tournament_id, sorted(numbers), hands=hands.get(tournament_id, set()))
     return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
+
+
+def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged]) -> list[Message]:
+    """What changed at each table whose hand went on, to its watchers (unless the table
+    is sent whole: `changes`); the players whose own part changed told to fetch it."""
+    whole = {(change.tournament_id, number) for change in changes for number in change.numbers}
+    moved: dict[tuple[int, int], tuple[InPlayView, InPlayView]] = {}
+    told: set[tuple[int, int]] = set()  # (event, player)
+    for move in moves:
+        key = (move.tournament_id, move.number)
+        first = moved.get(key, (move.before, move.after))[0]
+        moved[key] = (first, move.after)
+        told.update((move.tournament_id, player) for player in move.players)
+    messages: list[Message] = []
+    for (tournament_id, number), (before, after) in moved.items():
+        if (tournament_id, number) in whole:
+            continue
+        seats, felt = after.changed_seats(before), after.felt_changed(before)
+        if not seats and not felt:
+            continue
+        shown = functools.cache(functools.partial(seats_shown, seats, after.people))
+        for language in LANGUAGES:
+            group = group_name("table", language=language, tournament_id=tournament_id, table=number)
+            render = functools.partial(_moved_html, tournament_id, number, after, shown, felt)
+            messages.append(Part(group, _in(language, render)))
+    return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
+
+
+def _moved_html(
+    tournament_id: int, number: int, view: InPlayView, seats: Callable[[], list[SeatState]], felt: bool
+) -> str:
+    return table_moved_html(tournament_id, number, view, seats(), felt=felt)
 
 
 def chat_parts(tournament_id: int, number: int) -> list[Part]:

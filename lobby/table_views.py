@@ -21,10 +21,18 @@ from tournaments.models import Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import ShownHand
 from tournaments.selectors import tournament_clock
 from tournaments.services.chat import chat_post, chat_shown
-from tournaments.services.hands import entry_time_bank
 from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.tables import entry_sit_out, hand_act
-from tournaments.table_selectors import OwnSeat, TableState, table_current, table_hand, table_own
+from tournaments.services.turns import entry_time_bank
+from tournaments.table_selectors import (
+    InPlayView,
+    OwnSeat,
+    SeatState,
+    TableState,
+    table_current,
+    table_hand,
+    table_own,
+)
 
 
 class SignedInRequest(HttpRequest):
@@ -49,8 +57,16 @@ def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def table_own_part(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The player's own part of the page, fetched again each time his table changes;
     when he has been moved, his page follows him to his new table."""
-    tournament, table = _table(pk, number)
-    entry = _entry(request, tournament)
+    # His entry with his table and its event, in one read: mostly all the part needs but the hand.
+    entry = (
+        Entry.objects.select_related("table__tournament")
+        .filter(tournament=pk, player=request.user, status__in=[EntryStatus.ACTIVE, EntryStatus.ELIMINATED])
+        .first()
+    )
+    if entry is not None and entry.table is not None and entry.table.number == number:
+        tournament, table = entry.table.tournament, entry.table
+    else:
+        tournament, table = _table(pk, number)
     if entry is not None and entry.table_id not in (None, table.pk) and request.htmx:
         return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))  # type: ignore[union-attr]  # table_id is set
     return _own_response(request, tournament, table, entry=entry)
@@ -69,7 +85,7 @@ def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
         error = refuse("hand_moved_on").message if moved_on else _("Choose an action and a whole number of chips.")
         return _own_response(request, tournament, table, error=error)
     try:
-        hand_act(
+        played = hand_act(
             hand_id=form.cleaned_data["hand"],
             player_id=request.user.pk,
             at=form.cleaned_data["at"],
@@ -79,7 +95,11 @@ def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
         )
     except TournamentError as refused:
         return _own_response(request, tournament, table, error=refused.message)
-    return _own_response(request, tournament, table)
+    if played.hand.table_id != table.pk:  # a hand of another table, named in this one's form
+        return _own_response(request, tournament, table)
+    # His part as his action left it: the hand and his entry need no reading again.
+    own = table_own(played.hand, played.shown, played.entry, time_bank_ms=entry_time_bank(played.entry, tournament))
+    return _own_html(request, tournament, table, own)
 
 
 @never_cache  # his own cards: no shared or back-button copies
@@ -140,6 +160,28 @@ def table_live_html(table: Table, state: TableState | None = None) -> str:
     tournament = table.tournament
     context = {"state": state or table_hand(tournament, table, recent=False), "oob": True}
     return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
+
+
+def table_moved_html(tournament_id: int, number: int, view: InPlayView, seats: list[SeatState], *, felt: bool) -> str:
+    """What changed at a table whose hand goes on, to swap in out of band (lobby.live):
+    `seats` (as the table shows them now) and, if `felt`, the board and the pot; from
+    the hand as its turn left it, without a read."""
+    context = {
+        "tournament": {"pk": tournament_id, "pool_currency": view.currency},
+        "table": {"number": number},
+        "state": {
+            "board": view.board,
+            "pot": view.pot,
+            "in_play": True,
+            "deadline_at": view.deadline_at,
+            "extra_time": view.extra_time,
+        },
+        "piece": True,
+    }
+    parts = [render_to_string("lobby/table.html#seat", {**context, "seat": seat}) for seat in seats]
+    if felt:
+        parts.append(render_to_string("lobby/table.html#felt", context))
+    return "".join(parts)
 
 
 def table_recent_html(table: Table, state: TableState | None = None) -> str:
@@ -223,6 +265,12 @@ def _own_response(
     """The player's own part alone (`entry`: his, if the view has read it already): it
     needs the hand at the table, not the rest of the table."""
     own = _own(tournament, table, *table_current(table), entry or _entry(request, tournament))
+    return _own_html(request, tournament, table, own, error=error)
+
+
+def _own_html(
+    request: HttpRequest, tournament: Tournament, table: Table, own: OwnSeat | None, *, error: str = ""
+) -> HttpResponse:
     context = {"tournament": tournament, "table": table, "own": own, "error": error}
     html = render_to_string("lobby/table.html#own", context, request)
     return HttpResponse(html, status=400 if error else 200)

@@ -5,6 +5,7 @@ from django.core.cache import caches
 from django.utils import translation
 
 from tests.factories import UserFactory
+from tournaments.services import hands
 
 
 @pytest.fixture(autouse=True)
@@ -17,9 +18,20 @@ def _fresh_cache(request):
         return
     for alias in ("default", "local"):
         caches[alias].clear()
+    _forget_hands()
     yield
     for alias in ("default", "local"):
         caches[alias].clear()
+    _forget_hands()
+
+
+def _forget_hands():
+    # Hands kept warm by this process belong to the test that played them: another
+    # test's database may give a new hand the same id (SQLite does).
+    with hands._live_lock:
+        hands._live.clear()
+    with hands._shown_lock:
+        hands._shown.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,10 @@
 lobby.live turns it into live updates once committed."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tournaments.table_selectors import InPlayView
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,20 @@ class TablesChanged:
     numbers: tuple[int, ...]
     players: tuple[int, ...] | None = None
     in_play: bool = False
+
+
+@dataclass(frozen=True)
+class HandMovedOn:
+    """The hand in play at table `number` moved on and goes on: what its watchers saw
+    `before` and see `after` (the seats, the felt, whose turn: only what changed is
+    sent); `players`: whose own part of the table page changed (whose turn it was or
+    is)."""
+
+    tournament_id: int
+    number: int
+    before: "InPlayView"
+    after: "InPlayView"
+    players: tuple[int, ...]
 
 
 @dataclass(frozen=True)

@@ -747,6 +747,9 @@ class Hand(models.Model):
     salt = models.CharField(max_length=64)
     commitment = models.CharField(max_length=64)
     actions = models.JSONField(default=list)
+    # One more with every write to the hand: a turn stores it only over the revision it
+    # was played from (tournaments.services.hands.hand_store).
+    revision = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=HandStatus.choices, default=HandStatus.PLAYING)
     # The player to act, since when, and when rule 18.3 acts for him.
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)

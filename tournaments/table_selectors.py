@@ -7,7 +7,8 @@ Privacy: `table_hand` is what everybody may see (hole cards only once shown down
 for that player.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from live.presence import connected
@@ -15,6 +16,7 @@ from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus,
 from tournaments.rules.hands import Legal, ShownHand
 from tournaments.selectors import bounty_heads
 from tournaments.services.hands import replay_shown
+from tournaments.services.turns import entry_of
 
 RECENT_HANDS = 5
 
@@ -48,6 +50,82 @@ class HandResultView:
     bounties: tuple[tuple[str, str, int, int], ...] = ()
 
 
+@dataclass(frozen=True)
+class InPlayView:
+    """A hand in play as anyone watching sees it, with no words in it (every language
+    renders the same): the seats dealt in, the board and the pot, whose turn until
+    when. `people`: each seat's player who is a person, by seat (the seat shows
+    whether his page is open: `connected` is read when it is shown)."""
+
+    seats: tuple[SeatState, ...]
+    board: tuple[str, ...]
+    pot: int
+    deadline_at: datetime | None
+    extra_time: bool
+    people: Mapping[int, int]
+    currency: str  # the event's money: a bounty's
+
+    def changed_seats(self, before: "InPlayView") -> list[SeatState]:
+        """The seats that show something else than in `before` (the one to act: his
+        countdown too)."""
+        earlier = {seat.seat: seat for seat in before.seats}
+        clock = (self.deadline_at, self.extra_time) != (before.deadline_at, before.extra_time)
+        return [seat for seat in self.seats if earlier.get(seat.seat) != seat or (seat.to_act and clock)]
+
+    def felt_changed(self, before: "InPlayView") -> bool:
+        return (self.board, self.pot) != (before.board, before.pot)
+
+
+def hand_in_play_view(
+    row: Hand,
+    shown: ShownHand,
+    *,
+    players: Mapping[int, Entry],
+    table: Table,
+    heads: Mapping[int, int],
+) -> InPlayView:
+    """The hand in play at `table` (its row locked: its button and blinds) as anyone
+    watching sees it, from the hand as it stands (`shown`) and its players (by entry
+    id, with their users); `heads`: the bounty on each entry's head."""
+    roles = {table.big_blind: "big_blind", table.small_blind: "small_blind", table.button: "button"}
+    seats = []
+    people = {}
+    for seat in sorted(int(number) for number in row.seats):
+        entry = players[entry_of(row, seat)]
+        if not entry.player.is_bot:
+            people[seat] = entry.player_id
+        seats.append(
+            SeatState(
+                seat,
+                entry.player.screen_name,
+                shown.stack(seat),
+                shown.bet(seat),
+                roles.get(seat, ""),
+                in_hand=True,
+                folded=shown.folded(seat),
+                all_in=shown.all_in(seat),
+                sitting_out=entry.sitting_out,
+                to_act=row.to_act == seat,
+                bounty=heads.get(entry.pk, 0),
+            )
+        )
+    currency = table.tournament.pool_currency
+    return InPlayView(tuple(seats), shown.board, shown.pot_total, row.deadline_at, row.extra_time, people, currency)
+
+
+def seats_shown(seats: list[SeatState], people: Mapping[int, int]) -> list[SeatState]:
+    """`seats` as the table shows them now: a person's seat says whether his page is open."""
+    here = connected(people[seat.seat] for seat in seats if seat.seat in people)
+    return [replace(seat, away=seat.seat in people and people[seat.seat] not in here) for seat in seats]
+
+
+def hand_heads(tournament: Tournament, row: Hand) -> dict[int, int]:
+    """The bounty on each head dealt in `row` (entry ids): none in an event without bounties."""
+    if tournament.bounty_kind == BountyKind.NONE:
+        return {}
+    return bounty_heads(tournament, [int(pk) for pk in row.seats.values()])
+
+
 @dataclass
 class TableState:
     tournament: Tournament
@@ -60,6 +138,10 @@ class TableState:
     deadline_at: datetime | None = None
     extra_time: bool = False  # the countdown is a disconnected player's extra time (rule 18.2)
     recent: list[HandResultView] = field(default_factory=list)
+
+    @property
+    def in_play(self) -> bool:
+        return self.hand is not None and self.hand.status == HandStatus.PLAYING
 
 
 @dataclass(frozen=True)

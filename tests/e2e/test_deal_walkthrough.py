@@ -15,8 +15,9 @@ from deals.models import Deal
 from lobby.demo_data import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tests.e2e.test_live import LIVE, listening
 from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
-from tournaments.services.hands import entry_of, replay
+from tournaments.services.hands import replay
 from tournaments.services.tables import hand_act, hand_report
+from tournaments.services.turns import entry_of
 from wallet.money import format_money
 
 pytestmark = pytest.mark.django_db(transaction=True)

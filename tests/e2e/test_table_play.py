@@ -24,8 +24,9 @@ from tests.factories import BlindStructureFactory, TournamentFactory, UserFactor
 from tests.integration.test_clock_worker import Worker
 from tournaments.models import Entry, Hand, HandStatus
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import entry_of, replay
+from tournaments.services.hands import replay
 from tournaments.services.tables import entry_sit_out, hand_act, hand_report
+from tournaments.services.turns import entry_of
 from tournaments.templatetags.chips import chips
 
 pytestmark = pytest.mark.django_db(transaction=True)

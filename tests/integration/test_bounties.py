@@ -19,10 +19,11 @@ from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, PrizeHold
 from tournaments.rules.hands import ActionKind
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.hands import entry_of, replay
+from tournaments.services.hands import replay
 from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
 from tournaments.services.prizes import bounty_account
 from tournaments.services.tables import entry_sit_out, hand_report, hands_catch_up
+from tournaments.services.turns import entry_of
 from wallet.models import Transfer, TransferReason
 from wallet.services import house_account, wallet_account
 

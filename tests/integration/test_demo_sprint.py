@@ -13,8 +13,8 @@ from lobby.demo_data import SPRINT_EXTRA_SECONDS, demo_sprint_load
 from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
-from tournaments.services.hands import entry_of
 from tournaments.services.tables import hand_act, hand_due, hands_catch_up
+from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 

@@ -22,10 +22,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from django.core.cache.backends.redis import RedisCache
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from tournaments.models import Tournament
+from tournaments.nodes import alive_key
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -232,31 +234,33 @@ def children(pid: int) -> list[int]:
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
-def pool_of(stack: Stack, name: str) -> list[int]:
-    """A Celery worker's main process and its pool, once the pool has started."""
-    main = stack.procs[name].pid
+def command_line(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_text().rstrip("\0").split("\0")
+
+
+def test_the_worker_runs_its_table_nodes_each_one_process_on_its_own_queue_and_alive(stack):
+    """The Procfile's `worker` runs TABLE_NODES (2 by default) table nodes: each a Celery
+    worker of one process (the solo pool: the hands it plays stay warm in it), on its
+    own queue and Celery's default one, each marked alive for every process that
+    queues a turn (tournaments.nodes), all at the servers' priority."""
+    shell = stack.procs["worker"].pid
     deadline = time.monotonic() + BOOT_SECONDS
-    while not children(main) and time.monotonic() < deadline:
+    while len(children(shell)) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert children(main), stack.logs()
-    return [main, *children(main)]
-
-
-def test_the_tables_worker_runs_below_the_servers_and_the_clock(stack):
-    """On a busy machine a person's request and its update, and the clocks, go before
-    the tables' turns (settings.WORKER_NICE, 19 by default; config.celery)."""
-    own = os.getpriority(os.PRIO_PROCESS, 0)
-    for pid in pool_of(stack, "worker"):
-        assert os.getpriority(os.PRIO_PROCESS, pid) == 19
-    for pid in pool_of(stack, "clock"):
-        assert os.getpriority(os.PRIO_PROCESS, pid) == own
-    for server in ("web", "ws", "beat"):
-        assert os.getpriority(os.PRIO_PROCESS, stack.procs[server].pid) == own
-    worker = stack.procs["worker"].pid
-    # It leads its session (as each Procfile line here): its scheduling group is ranked too.
-    autogroup = Path(f"/proc/{worker}/autogroup")
-    if autogroup.exists():
-        assert autogroup.read_text().split()[-1] == "19"
+    nodes = children(shell)
+    assert len(nodes) == 2, stack.logs()
+    queues = set()
+    for pid in nodes:
+        line = command_line(pid)
+        assert line[line.index("--pool") + 1] == "solo"
+        queues.add(line[line.index("--queues") + 1])
+        assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
+    assert queues == {"tables-0,celery", "tables-1,celery"}
+    shared = RedisCache(REDIS_URL, {})
+    while len(shared.get_many([alive_key(0), alive_key(1)])) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert shared.get_many([alive_key(0), alive_key(1)]) == {alive_key(0): True, alive_key(1): True}, stack.logs()
+    assert [children(pid) for pid in nodes] == [[], []]  # one process each, once they answer
 
 
 def test_worker_and_beat_open_registration(stack):

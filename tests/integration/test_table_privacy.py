@@ -21,8 +21,9 @@ from tests.integration.test_live import closed, opened, received, session_cookie
 from tournaments.models import Entry, Hand, HandStatus
 from tournaments.services import hands as hands_service
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import entry_of, replay
+from tournaments.services.hands import replay
 from tournaments.services.tables import hand_act
+from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,10 +42,13 @@ def shown_in(text: str) -> set[str]:
 
 
 async def table_messages(socket, part: str) -> list[str]:
-    """What the socket hears until the table's part has come in both languages, and
-    then until it is quiet."""
+    """What the socket hears until the table has come in both languages (the whole
+    table, or, while its hand goes on, the seats and the felt that changed), and then
+    until it is quiet."""
+    _, tournament, number = part.split("-")
+    table = (f'id="{part}"', f'id="seat-{tournament}-{number}-', f'id="felt-{tournament}-{number}"')
     texts: list[str] = []
-    while sum(f'id="{part}"' in text for text in texts) < 2:
+    while sum(any(marker in text for marker in table) for text in texts) < 2:
         texts.append(await socket.receive_from(timeout=LIVE))
     return texts + await received(socket)
 

@@ -16,9 +16,10 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.rules.hands import ActionKind
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import entry_of, hand_keep, hand_resume, replay, replay_shown
+from tournaments.services.hands import replay, replay_shown
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up
+from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 
@@ -199,29 +200,78 @@ def test_a_bot_tournament_plays_to_the_winner_with_chips_conserved_and_hands_rep
         assert {str(seat): chips for seat, chips in result.stacks.items()} == row.result["stacks"]
 
 
-def test_a_hand_goes_on_as_this_process_left_it_once_committed_and_replayed_otherwise(
+def test_a_turn_played_from_a_copy_the_record_has_moved_past_is_not_played_twice(
     django_capture_on_commit_callbacks,
 ):
     row = in_play(started(3))
     with django_capture_on_commit_callbacks(execute=True):
         hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now())
+    row.refresh_from_db()  # kept warm in this process, at one action
+
+    # Another process plays the next turn: the record moves on past the copy kept here.
+    other = replay(row)
+    other.act(row.to_act, ActionKind.CHECK_CALL)
+    Hand.objects.filter(pk=row.pk).update(
+        actions=[action.to_json() for action in other.actions], revision=row.revision + 1, to_act=other.to_act
+    )
+
+    # This process's task for the turn the other played finds the record moved on.
+    assert not hand_due(hand_id=row.pk, at=1, now=timezone.now() + timedelta(hours=1))
+    row.refresh_from_db()
+    assert row.actions == [action.to_json() for action in other.actions]
+
+
+def test_a_turn_goes_on_from_the_record_when_another_process_has_played_since(django_capture_on_commit_callbacks):
+    row = in_play(started(3))
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now())
     row.refresh_from_db()
 
-    resumed, replayed = hand_resume(row), replay(row)
-    assert (resumed.actions, resumed.to_act, resumed.legal()) == (replayed.actions, replayed.to_act, replayed.legal())
-    assert hand_resume(row) is not resumed  # handed out once: whoever takes it may play on
+    other = replay(row)
+    other.act(row.to_act, ActionKind.FOLD)
+    deadline = timezone.now()
+    Hand.objects.filter(pk=row.pk).update(
+        actions=[action.to_json() for action in other.actions],
+        revision=row.revision + 1,
+        to_act=other.to_act,
+        deadline_at=deadline,
+    )
 
-    def kept_and_rolled_back() -> None:
+    # The next turn's task (queued by the other process at two actions) plays from the record.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert hand_due(hand_id=row.pk, at=2, now=deadline)
+    row.refresh_from_db()
+    assert row.actions[:2] == [action.to_json() for action in other.actions]
+    assert len(row.actions) >= 3
+    assert replay(row).actions[1].kind == ActionKind.FOLD  # the record replays, the other's fold in it
+
+
+def test_an_action_rolled_back_is_never_shown_or_played_on(django_capture_on_commit_callbacks):
+    row = in_play(started(3))
+    seat = row.to_act
+
+    def folded_and_rolled_back() -> None:
         with transaction.atomic():
-            hand_keep(row, replayed)
-            raise RuntimeError
+            hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="f", now=timezone.now())
+            raise RuntimeError  # this process's fold never commits
 
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
-        kept_and_rolled_back()
-    assert hand_resume(row) is not replayed
+        folded_and_rolled_back()
+
+    # Another process calls instead: the record it commits.
+    other = replay(row)
+    other.act(seat, ActionKind.CHECK_CALL)
+    Hand.objects.filter(pk=row.pk).update(
+        actions=[action.to_json() for action in other.actions], revision=row.revision + 1, to_act=other.to_act
+    )
+    row.refresh_from_db()
+
+    assert not replay_shown(row).folded(seat)
+    assert replay_shown(row) == other.shown()
+    # The next player acts on the call, not on the fold this process never committed.
     with django_capture_on_commit_callbacks(execute=True):
-        hand_keep(row, replayed)
-    assert hand_resume(row) is replayed
+        played = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=1, kind="cc", now=timezone.now())
+    assert played.hand.actions[0] == [seat, "cc", None]
 
 
 def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_replays_to():
@@ -234,28 +284,6 @@ def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_rep
     after = replay_shown(row)
     assert after != shown
     assert after == replay(row).shown()  # as the acting process kept it, so the record replays
-
-
-def test_an_action_rolled_back_is_never_shown_for_the_one_another_process_took_instead():
-    row = in_play(started(3))
-    seat = row.to_act
-
-    def folded_and_rolled_back() -> None:
-        with transaction.atomic():
-            hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="f", now=timezone.now())
-            raise RuntimeError  # this process's fold never commits
-
-    with pytest.raises(RuntimeError):
-        folded_and_rolled_back()
-
-    # Another process calls instead: the record it commits.
-    other = replay(row)
-    other.act(seat, ActionKind.CHECK_CALL)
-    Hand.objects.filter(pk=row.pk).update(actions=[action.to_json() for action in other.actions])
-    row.refresh_from_db()
-
-    assert not replay_shown(row).folded(seat)
-    assert replay_shown(row) == other.shown()
 
 
 def test_a_finished_hand_is_reported_to_the_floor_once():
@@ -334,11 +362,13 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
     client.force_login(mover)
     # The POST: the user, the table with its event; under the table's lock (the event
-    # read with it), the hand, its players, the action written; then his part's hand and entry.
-    with django_assert_num_queries(10):
+    # read with it), the hand, its players, the action written over the hand's revision;
+    # his part is rendered from what the action left, without reading it again.
+    with django_assert_num_queries(8):  # and the savepoint of the service's transaction, and its release
         answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
     assert answer.status_code == 200
-    with django_assert_num_queries(4):  # the user, the table with its event, his entry, the hand
+    assert b"Waiting for the other players" in answer.content
+    with django_assert_num_queries(3):  # the user, his entry with his table and its event, the hand
         answer = client.get(f"/tournaments/{tournament.pk}/tables/1/me/")
     assert answer.status_code == 200
     assert client.get(f"/tournaments/{tournament.pk}/tables/9/me/").status_code == 404

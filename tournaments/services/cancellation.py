@@ -24,6 +24,7 @@ from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
 from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
+from tournaments.services.hands import hands_touch
 from tournaments.services.prizes import bounty_account, prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import Currency, Ticket, TicketStatus, TransferReason
@@ -96,7 +97,8 @@ def tournament_cancel(
                 data = _roll_forward(tournament=tournament, actor=actor, now=now)
             previous = tournament.status
             # Rule 22: the hands in play never end; the chips counted are their start's.
-            Hand.objects.filter(tournament=tournament, status__in=[HandStatus.PLAYING, HandStatus.FINISHED]).update(
+            hands_touch(
+                Hand.objects.filter(tournament=tournament, status__in=[HandStatus.PLAYING, HandStatus.FINISHED]),
                 status=HandStatus.VOIDED,
                 voided_reason=reason[:200],
                 to_act=None,

@@ -29,6 +29,7 @@ from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_payouts_lock, floor_release
+from tournaments.services.hands import TURN_READS, hands_reread
 from tournaments.services.refusals import refuse
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
@@ -307,6 +308,8 @@ def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datet
     changed = [field for field in CLOCK_FIELDS if getattr(tournament, field) != before[field]]
     if changed:
         tournament.save(update_fields=[*changed, "updated_at"])
+    if TURN_READS.intersection(changed):
+        hands_reread(tournament.pk)
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
         floor_release(tournament=tournament, now=now)  # the tables a break or a pause held deal again

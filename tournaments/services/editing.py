@@ -11,6 +11,7 @@ from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TournamentChanged
 from tournaments.models import CLOCK_STATE, Status, Tournament
+from tournaments.services.hands import hands_reread
 
 # What a clone does not inherit: the instants of what happened to the original.
 CLONE_RESETS = (
@@ -40,6 +41,8 @@ def tournament_save(
     with transaction.atomic():
         clock_look_now(tournament)
         tournament.save()
+        if not created:
+            hands_reread(tournament.pk)  # its time to act, its bank, ...: read again by each table
         audit_log(
             action="tournaments.tournament.created" if created else "tournaments.tournament.changed",
             subject=tournament,

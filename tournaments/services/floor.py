@@ -28,7 +28,7 @@ from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors import tournament_payouts
-from tournaments.services.hands import hands_deal
+from tournaments.services.hands import hands_deal, hands_reread
 from tournaments.services.integrity import integrity_scan_queue
 from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
@@ -587,6 +587,8 @@ class _Stored:
                 data={"on": hand_for_hand, "players_left": floor.players_left},
             )
         if state != tournament.floor_state or hand_for_hand != tournament.hand_for_hand:
+            if hand_for_hand != tournament.hand_for_hand:
+                hands_reread(tournament.pk)  # the bots stop thinking, or think again
             tournament.floor_state, tournament.hand_for_hand = state, hand_for_hand
             tournament.save(update_fields=["floor_state", "hand_for_hand", "updated_at"])
 

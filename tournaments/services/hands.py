@@ -2,48 +2,171 @@
 actions (tournaments.models.Hand); any process rebuilds it with
 tournaments.rules.hands.Hand.play and continues it.
 
-This module deals the hands the floor decides (its `Deal`s), works out whose turn it
-is and until when, and queues the Celery task that acts at that deadline: a bot's
-move, a sitting-out player's automatic fold or check, a time-out (rule 18.3). The
-player-facing use cases are in tournaments.services.tables.
+This module is the hands' storage: it deals the hands the floor decides (its
+`Deal`s), loads a hand in play to play on (`hand_live`), stores it after a turn
+(`hand_store`), and queues the Celery task that acts at the turn's deadline on the
+node that plays the table (tournaments.nodes). The use cases that play a hand are in
+tournaments.services.tables; the turn rules in tournaments.services.turns.
+
+A hand in play is kept warm in the process that played it last: its row, its
+PokerKit state and its players. The table's node, whose tasks it is, goes on from
+there without a read or a replay. Every write to a hand in play adds one to its
+`revision`, and a turn stores its hand only over the revision it played from (one
+UPDATE that checks and writes): a process whose copy is stale (another process has
+played since, or a player sat out) finds out there, reads the hand again and plays
+the turn again, under the same table lock, so nothing is played twice or from an
+old state.
 """
 
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
+from typing import TYPE_CHECKING
 
 from celery import signature
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, QuerySet
 
-from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Tournament
+from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Table, Tournament
+from tournaments.nodes import table_queue
 from tournaments.rules.floor import Deal
 from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
-from tournaments.rules.schedule import time_bank_left
+from tournaments.services.turns import turn_start
+
+if TYPE_CHECKING:
+    from tournaments.table_selectors import InPlayView
 
 DUE_TASK = "tournaments.tasks.hand_due"
 REPORT_TASK = "tournaments.tasks.hand_report"
 
-# Hands this process has just played, as committed: a hand's next turn mostly comes
-# back to the same process, which goes on from there instead of replaying the hand
-# from its record. Keyed by the hand's id, its deck's commitment (an id may come again
-# in another database) and its number of actions: the same key is the same hand.
-HandKey = tuple[int, str, int]
-_PLAYED: OrderedDict[HandKey, PlayedHand] = OrderedDict()
-_PLAYED_KEPT = 256  # more than the tables a process plays at once
-_played_lock = threading.Lock()
-# Hands as pages show them (an action's page parts, the table for its watchers and
-# the player's own seat fetched again, read one state several times), from the
-# process that played them or replayed once. Keyed by the hand's whole record, not
-# its number of actions: one kept by a transaction that then rolled back can only be
-# found by a record of the same actions, which is the same state.
-ShownKey = tuple[int, str, str]
-_SHOWN: OrderedDict[ShownKey, ShownHand] = OrderedDict()
-_shown_lock = threading.Lock()
+# A turn writes these fields of its hand (and its revision).
+TURN_FIELDS = ("actions", "status", "to_act", "turn_started_at", "deadline_at", "extra_time", "result", "ended_at")
+
+# Hands kept warm: more than the tables one process plays at once.
+KEPT = 4096
+
+
+class StaleHand(Exception):
+    """The hand was played from a copy older than its record: read it again."""
+
+
+@dataclass
+class LiveHand:
+    """A hand in play as a process holds it: its row, its PokerKit state, and its
+    players (their entries by id, with their users). `fresh`: read from the database
+    under the table's lock, rather than kept from an earlier turn."""
+
+    row: Hand
+    played: PlayedHand
+    players: dict[int, Entry]
+    table: Table  # with its tournament, as read (or written) with the hand
+    fresh: bool = True
+    # What the table shows of it as it stands, once worked out (its watchers' view),
+    # and the bounty on each head dealt in (entry ids): the same for the whole hand.
+    view: "InPlayView | None" = None
+    shown: ShownHand | None = None
+    heads: dict[int, int] | None = None
+
+    def moved(self) -> None:
+        """Its state has changed: what was worked out of it is out of date."""
+        self.view = self.shown = None
+
+    @property
+    def taken(self) -> int:
+        return len(self.played.actions)
+
+
+_live: OrderedDict[int, LiveHand] = OrderedDict()
+_live_lock = threading.Lock()
+
+
+def _keep(live: LiveHand) -> None:
+    live.fresh = False
+    with _live_lock:
+        _live[live.row.pk] = live
+        _live.move_to_end(live.row.pk)
+        while len(_live) > KEPT:
+            _live.popitem(last=False)
+
+
+def _take(hand_id: int) -> LiveHand | None:
+    with _live_lock:
+        return _live.pop(hand_id, None)
+
+
+def hand_warm(hand_id: int, at: int) -> LiveHand | None:
+    """The hand in play as this process kept it after its last turn, if it kept it at
+    `at` actions (the count its task was queued at), to play on without reading it:
+    the caller's hand_store finds out whether it was stale, and the caller then reads
+    it (hand_live) under its table's lock."""
+    kept = _take(hand_id)
+    if kept is not None and kept.taken != at:
+        _keep(kept)
+        return None
+    return kept
+
+
+def hand_live(hand_id: int, *, table: Table) -> LiveHand:
+    """The hand in play at `table`, read from its record (the caller holds the table's
+    lock, and the hand is the caller's to change until it stores it): going on from
+    the copy this process kept if the record has only moved on from it, else replayed."""
+    kept = _take(hand_id)
+    row = Hand.objects.get(pk=hand_id)
+    same = kept is not None and kept.row.commitment == row.commitment
+    return LiveHand(row, _caught_up(row, kept), hand_players(row), table, heads=kept.heads if same and kept else None)
+
+
+def _caught_up(row: Hand, kept: LiveHand | None) -> PlayedHand:
+    """`row` played: the kept copy with the actions taken since, if it is the same hand
+    at an earlier point of its record; else replayed."""
+    if kept is not None and kept.row.commitment == row.commitment and kept.taken <= len(row.actions):
+        played = kept.played
+        if [action.to_json() for action in played.actions] == row.actions[: kept.taken]:
+            for data in row.actions[kept.taken :]:
+                action = Action.from_json(data)
+                played.act(action.seat, action.kind, action.amount)
+            return played
+    return replay(row)
+
+
+def hand_store(live: LiveHand, shown: ShownHand) -> None:
+    """Write the turn played on `live` (`shown`: as it now stands) over the revision it
+    was played from (the caller holds the table's lock); StaleHand if the record has
+    moved on since. Once committed, the hand is kept warm here for its next turn,
+    unless it is over."""
+    row = live.row
+    stored = Hand.objects.filter(pk=row.pk, revision=row.revision, status=HandStatus.PLAYING)
+    if not stored.update(revision=row.revision + 1, **{name: getattr(row, name) for name in TURN_FIELDS}):
+        raise StaleHand
+    row.revision += 1
+    _remember_shown(row, shown)
+    if row.status == HandStatus.PLAYING:
+        transaction.on_commit(partial(_keep, live))
+
+
+def hands_touch(hands: "QuerySet[Hand]", **fields: object) -> int:
+    """Write `fields` to `hands` (none: only mark them changed), so that a copy kept
+    warm anywhere is read again before it plays on: every write to a hand in play
+    besides a turn's goes through here. Returns how many were written."""
+    return hands.update(revision=F("revision") + 1, **fields)
+
+
+# What a turn reads of its tournament (besides its fixed settings): changed, every hand
+# in play there is read again before it plays on (hands_reread).
+TURN_READS = frozenset({"status", "level", "break_pending_since", "paused_at", "hand_for_hand"})
+
+
+def hands_reread(tournament_id: int) -> None:
+    """The tournament changed what its turns read (a level, a break waiting for the
+    tables, hand-for-hand, an admin's edit): every hand in play there is read again,
+    with the tournament, before it plays on."""
+    hands_touch(Hand.objects.filter(tournament_id=tournament_id, status=HandStatus.PLAYING))
 
 
 def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapping[int, int], now: datetime) -> None:
@@ -51,7 +174,8 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
     ids by number), in the floor's transaction: the players seated there with chips
     (each also a HandSeat row), the button and blinds the floor chose, the blinds and
     ante of the level now (rule 17's clock), a fresh deck shuffled with `secrets` and
-    committed to before anyone sees a card."""
+    committed to before anyone sees a card. Each is kept warm here and its first
+    turn queued, once committed."""
     deals = list(deals)
     if not deals:
         return
@@ -65,7 +189,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
         if entry.table_id is not None and entry.seat is not None:  # always, for an entry at a table
             players[numbers[entry.table_id]][entry.seat] = entry
             entries[entry.pk] = entry
-    rows, played = [], []
+    lives = []
     gap = timedelta(seconds=settings.TABLE_HAND_GAP_SECONDS)
     for number, deal in dealt.items():
         at_table = players[number]
@@ -96,18 +220,31 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
             started_at=now,
         )
         # The first turn (or, everyone all in from the blinds, the end) is written with the hand.
-        hand_turn(row, hand, players=entries, tournament=tournament, now=now + gap)
-        rows.append(row)
-        played.append(hand)
-    Hand.objects.bulk_create(rows)
+        turn_start(row, hand, players=entries, tournament=tournament, now=now + gap)
+        # The table as the floor has just written it.
+        table = Table(
+            id=table_ids[number],
+            tournament=tournament,
+            number=number,
+            button=deal.button,
+            small_blind=deal.small_blind,
+            big_blind=deal.big_blind,
+            hands=deal.hand,
+            playing=True,
+            synchronised=deal.synchronised,
+        )
+        lives.append(LiveHand(row, hand, {entry.pk: entry for entry in at_table.values()}, table))
+    Hand.objects.bulk_create([live.row for live in lives])
     HandSeat.objects.bulk_create(
-        HandSeat(hand=row, seat=int(seat), entry_id=pk, player_id=entries[pk].player_id)
-        for row in rows
-        for seat, pk in row.seats.items()
+        HandSeat(hand=live.row, seat=int(seat), entry_id=pk, player_id=entries[pk].player_id)
+        for live in lives
+        for seat, pk in live.row.seats.items()
     )
-    for row, hand in zip(rows, played, strict=True):
-        hand_keep(row, hand)
-        hand_queue(row)
+    for live in lives:
+        _remember_shown(live.row, live.played.shown())
+        if live.row.status == HandStatus.PLAYING:
+            transaction.on_commit(partial(_keep, live))
+        hand_queue(live.row)
 
 
 def hand_level(tournament: Tournament) -> BlindLevel:
@@ -118,137 +255,74 @@ def hand_level(tournament: Tournament) -> BlindLevel:
     return level or levels.order_by("position").first() or BlindLevel(small_blind=1, big_blind=2, ante=0)
 
 
+def hand_players(row: Hand) -> dict[int, Entry]:
+    """The entries dealt in `row` (by id), with their players."""
+    return Entry.objects.select_related("player").in_bulk([int(pk) for pk in row.seats.values()])
+
+
 def replay(row: Hand) -> PlayedHand:
     """The hand as it stands, rebuilt from its record."""
     deck = [row.deck[i : i + 2] for i in range(0, len(row.deck), 2)]
     return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
 
 
-def replay_shown(row: Hand) -> ShownHand:
-    """The hand as it stands, as the pages show it: as this process played it
-    (hand_keep), or replayed from its record once per state."""
-    key = _shown_key(row)
-    with _shown_lock:
-        shown = _SHOWN.get(key)
-    if shown is None:
-        shown = replay(row).shown()
-        _remember(_SHOWN, _shown_lock, key, shown)
-    return shown
+# Hands as pages show them (a table's watchers, a player's own seat fetched again:
+# one state read several times), from the process that played them or replayed
+# once. Keyed by the hand's whole record, not its number of actions: one kept by a
+# transaction that then rolled back can only be found by a record of the same
+# actions, which is the same state.
+ShownKey = tuple[int, str, str]
+_shown: OrderedDict[ShownKey, ShownHand] = OrderedDict()
+_shown_lock = threading.Lock()
 
 
 def _shown_key(row: Hand) -> ShownKey:
     return (row.pk, row.commitment, json.dumps(row.actions))
 
 
-def hand_resume(row: Hand) -> PlayedHand:
-    """The hand as it stands, to play on (it is the caller's to change): as this
-    process kept it (hand_keep) if that is the state committed, else replayed."""
-    with _played_lock:
-        hand = _PLAYED.pop((row.pk, row.commitment, len(row.actions)), None)
-    return hand if hand is not None else replay(row)
+def _remember_shown(row: Hand, shown: ShownHand) -> None:
+    with _shown_lock:
+        _shown[_shown_key(row)] = shown
+        while len(_shown) > KEPT:
+            _shown.popitem(last=False)
 
 
-def hand_keep(row: Hand, hand: PlayedHand) -> None:
-    """Keep `hand`, as `row` stores it: what the pages show of it at once (replay_shown,
-    keyed by the whole record), and unless it is over, the hand itself for its next
-    turn (hand_resume) once the transaction commits, never if it rolls back."""
-    _remember(_SHOWN, _shown_lock, _shown_key(row), hand.shown())
-    if hand.over:
-        return
-    key = (row.pk, row.commitment, len(hand.actions))
-    transaction.on_commit(partial(_remember, _PLAYED, _played_lock, key, hand))
-
-
-def _remember[K, V](kept: OrderedDict[K, V], lock: threading.Lock, key: K, hand: V) -> None:
-    """`hand` kept under `key`, the oldest forgotten beyond _PLAYED_KEPT."""
-    with lock:
-        kept[key] = hand
-        while len(kept) > _PLAYED_KEPT:
-            kept.popitem(last=False)
-
-
-def entry_of(row: Hand, seat: int) -> int:
-    return int(row.seats[str(seat)])
-
-
-def hand_players(row: Hand) -> dict[int, Entry]:
-    """The entries dealt in `row` (by id), with their players: read once for all the
-    turns one transaction plays, rather than once a turn."""
-    return Entry.objects.select_related("player").in_bulk([int(pk) for pk in row.seats.values()])
-
-
-def hand_turn(
-    row: Hand,
-    hand: PlayedHand,
-    *,
-    players: Mapping[int, Entry],
-    tournament: Tournament | None,
-    now: datetime,
-    bots_wait: bool = True,
-) -> None:
-    """Whose turn it is in `row` (replayed as `hand`) and until when; or the hand is over.
-    A bot has the bots' thinking time (none unless `bots_wait`), a player sitting out
-    none (rule 18.4), anyone else the action time and then his time bank (rule 18).
-    `players`: the hand's entries by id (hand_players); `tournament`: None if the
-    caller has not read it (it is read here only for a player's time)."""
-    row.actions = [action.to_json() for action in hand.actions]
-    if hand.over:
-        result = hand.result()
-        row.status = HandStatus.FINISHED
-        row.to_act = row.turn_started_at = row.deadline_at = None
-        row.result = {
-            "stacks": {str(seat): chips for seat, chips in result.stacks.items()},
-            "board": list(result.board),
-            "shown": {str(seat): list(cards) for seat, cards in result.shown.items()},
-            "pots": [
-                {
-                    "amount": pot.amount,
-                    "eligible": list(pot.eligible),
-                    "winners": {str(seat): chips for seat, chips in pot.winners.items()},
-                    "high": list(pot.high_winners),
-                    "low": list(pot.low_winners),
-                }
-                for pot in result.pots
-            ],
-        }
-        row.ended_at = now
-        return
-    seat = hand.to_act
-    assert seat is not None
-    entry = players[entry_of(row, seat)]
-    row.to_act, row.turn_started_at, row.extra_time = seat, now, False
-    if entry.sitting_out:
-        row.deadline_at = now
-    elif entry.player.is_bot:
-        # While the room waits for this table (a break due, hand-for-hand), bots do not think.
-        thinks = bots_wait and not (tournament is not None and tournament.waits_for_tables)
-        row.deadline_at = now + timedelta(seconds=settings.TABLE_BOT_SECONDS if thinks else 0)
-    else:
-        tournament = tournament or Tournament.objects.get(pk=row.tournament_id)
-        bank = entry_time_bank(entry, tournament)
-        row.deadline_at = now + timedelta(seconds=tournament.action_seconds, milliseconds=bank)
-
-
-def entry_time_bank(entry: Entry, tournament: Tournament) -> int:
-    """The milliseconds left in the entry's time bank at the tournament's level now."""
-    return time_bank_left(
-        left_ms=entry.time_bank_ms,
-        level_refilled=entry.time_bank_level,
-        level=tournament.level,
-        size_s=tournament.time_bank_seconds,
-        refill_s=tournament.time_bank_refill_seconds,
-    )
+def replay_shown(row: Hand) -> ShownHand:
+    """The hand as it stands, as the pages show it: as this process played it, or
+    replayed from its record once per state."""
+    key = _shown_key(row)
+    with _shown_lock:
+        shown = _shown.get(key)
+    if shown is None:
+        shown = replay(row).shown()
+        _remember_shown(row, shown)
+    return shown
 
 
 def hand_queue(row: Hand) -> None:
     """Once committed: the task that acts at the turn's deadline, or that reports a
-    finished hand to the floor. A task that finds the hand moved on does nothing; the
-    sweep (tournaments.tasks.hands_sweep) catches up a task lost with its worker."""
+    finished hand to the floor, on the node that plays the table. A task that finds
+    the hand moved on does nothing; the sweep (tournaments.tasks.hands_sweep) catches
+    up a task lost with its node."""
     if row.status == HandStatus.FINISHED:
-        transaction.on_commit(partial(_send, REPORT_TASK, (row.pk,), None), robust=True)
+        transaction.on_commit(partial(_send, REPORT_TASK, (row.pk,), None, row.table_id), robust=True)
     elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
-        transaction.on_commit(partial(_send, DUE_TASK, (row.pk, len(row.actions)), row.deadline_at), robust=True)
+        task = partial(_send, DUE_TASK, (row.pk, len(row.actions)), row.deadline_at, row.table_id)
+        transaction.on_commit(task, robust=True)
 
 
-def _send(task: str, args: tuple, eta: datetime | None) -> None:
-    signature(task, args=args).apply_async(eta=eta)
+def _send(task: str, args: tuple, eta: datetime | None, table_id: int) -> None:
+    queue, sent = table_queue(table_id), signature(task, args=args)
+    if queue is None:
+        sent.apply_async(eta=eta)
+    else:
+        sent.apply_async(eta=eta, queue=queue)
+
+
+def hand_moved_past(hand_id: int, at: int) -> bool:
+    """Whether this process has seen the hand go past `at` actions (a task queued then
+    has nothing to do): a hand's record only ever grows, and a copy is kept only as
+    committed."""
+    with _live_lock:
+        kept = _live.get(hand_id)
+    return kept is not None and kept.taken > at

@@ -12,7 +12,8 @@ from django.db import transaction
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import EntryChanged, TablesChanged
-from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, HandSeat, HandStatus, Tournament
+from tournaments.models import ENTERED, UNDER_WAY, Entry, EntryStatus, Hand, HandSeat, HandStatus, Tournament
+from tournaments.services.hands import hands_touch
 from tournaments.services.refusals import refuse
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ def entry_transfer(
         # The hand in play is the new holder's to play; the hands before stay the
         # old holder's history (their hole cards his alone).
         HandSeat.objects.filter(entry=entry, hand__status=HandStatus.PLAYING).update(player=target)
+        # Its seat acts for another account now: a copy kept warm is read again.
+        hands_touch(Hand.objects.filter(dealt__entry=entry, status=HandStatus.PLAYING))
         audit_log(
             action="tournaments.entry.transferred",
             subject=entry,

@@ -7,10 +7,11 @@ tournament's row first, then the table's, like every floor service. An action ne
 waits for the tournament's row, so the two orders never cross.
 """
 
+import copy
 import logging
 import random
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from django.db.models import QuerySet
 from audit.services import audit_log
 from live.outbox import record
 from live.presence import connected
-from tournaments.events import TablesChanged
+from tournaments.events import HandMovedOn, TablesChanged
 from tournaments.models import (
     UNDER_WAY,
     CrashPolicy,
@@ -34,23 +35,24 @@ from tournaments.models import (
     Table,
     Tournament,
 )
-from tournaments.rules.bots import bot_action
-from tournaments.rules.hands import Action, ActionKind, HandError
-from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.hands import ActionKind, HandError, ShownHand
 from tournaments.selectors import tournament_payouts
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
 from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
-    entry_of,
-    entry_time_bank,
-    hand_keep,
-    hand_players,
+    LiveHand,
+    StaleHand,
+    hand_live,
+    hand_moved_past,
     hand_queue,
-    hand_resume,
-    hand_turn,
+    hand_store,
+    hand_warm,
+    hands_touch,
     replay,
 )
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
+from tournaments.services.turns import Turned, entry_of, turn_auto, turn_bank_spend, turns_play_on
+from tournaments.table_selectors import InPlayView, hand_heads, hand_in_play_view
 from wallet.models import Currency
 
 if TYPE_CHECKING:
@@ -61,17 +63,22 @@ logger = logging.getLogger(__name__)
 # What players and the audit log read of a hand rolled back by the room's policy.
 STALLED_REASON = "Server problem: the hand stopped when a server process was lost (rule 22)."
 
-# A player whose time runs out is sat out (rule 18.4) until he comes back, rather
-# than holding every hand up for his whole allowance.
-TIMED_OUT_SITS_OUT = True
-
 
 @dataclass(frozen=True)
 class Played:
-    """What an action did: the hand after it, and whether it was a retry."""
+    """What an action did: the hand after it (its row, as the pages show it) and the
+    player's entry, copies taken as it committed (the process plays on with its own);
+    and whether it was a retry."""
 
     hand: Hand
+    shown: ShownHand
+    entry: Entry
     retry: bool = False
+
+    @classmethod
+    def of(cls, live: LiveHand, seat: int, *, retry: bool = False) -> "Played":
+        entry = copy.copy(live.players[entry_of(live.row, seat)])
+        return cls(copy.copy(live.row), live.shown or live.played.shown(), entry, retry)
 
 
 def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | None = None, now: datetime) -> Played:
@@ -79,14 +86,17 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
     refused (changing nothing) when it is not his turn or the rules forbid it; the
     same action sent again (a double click, a retry) has one effect. Then the bots and
     players sitting out whose turn follows act at once if the bots need no thinking
-    time. Records TablesChanged; queues the next turn's task."""
+    time. Records HandMovedOn (or TablesChanged, the hand over); queues the next
+    turn's task."""
     try:
         action_kind = ActionKind(kind)
     except ValueError:
         raise refuse_action("unknown_action") from None
-    with transaction.atomic():
-        row, table = _locked(hand_id)
-        players = hand_players(row)
+    if at < 0:  # a count of actions: never an index from the end
+        raise refuse("hand_moved_on")
+
+    def act(live: LiveHand, table: Table) -> Played:
+        row, players = live.row, live.players
         seat = next(
             (
                 int(seat)
@@ -97,25 +107,26 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         )
         if seat is None:
             raise refuse("not_in_hand")
-        if at < 0:  # a count of actions: never an index from the end
-            raise refuse("hand_moved_on")
         if at < len(row.actions):
-            if Action(seat, action_kind, amount).to_json() == row.actions[at]:
-                return Played(row, retry=True)
+            if [seat, action_kind.value, amount] == row.actions[at]:
+                return Played.of(live, seat, retry=True)
             raise refuse("hand_moved_on")
         if row.status != HandStatus.PLAYING:
             raise refuse_action("hand_over")
         if at > len(row.actions):
             raise refuse("hand_moved_on")
         tournament = table.tournament
-        hand = hand_resume(row)
+        before = _view(live, table)
         try:
-            hand.act(seat, action_kind, amount)
+            live.played.act(seat, action_kind, amount)
         except HandError as error:
             raise refuse_action(error.code, error.chips) from error
-        _bank_spend(row, players[entry_of(row, seat)], tournament, now)
-        _go_on(row, hand, players, table, since=at, tournament=tournament, now=now)
-        return Played(row)
+        turned = Turned()
+        turn_bank_spend(row, players[entry_of(row, seat)], tournament, now, turned)
+        _go_on(live, table, turned, before=before, since=at, now=now)
+        return Played.of(live, seat)
+
+    return _playing(hand_id, act, warm=False)
 
 
 def hand_due(
@@ -138,7 +149,7 @@ def hand_due(
 
 
 def hand_due_reported(*, hand_id: int, at: int, now: datetime) -> bool:
-    """The worker's task at a turn's deadline: hand_due, and a hand the turn ended
+    """The table node's task at a turn's deadline: hand_due, and a hand the turn ended
     given to the floor at once, once committed: no round trip through the broker
     between a hand and the next, and no read to find out whether it ended."""
     row = _turn_due(hand_id=hand_id, at=at, now=now, rng=None, report=True)
@@ -153,31 +164,63 @@ def _turn_due(
     *, hand_id: int, at: int, now: datetime, rng: random.Random | None, bots_wait: bool = True, report: bool
 ) -> Hand | None:
     """hand_due: the hand after the turn, or None if there was none to play."""
-    with transaction.atomic():
-        row, table = _locked(hand_id)
+    if hand_moved_past(hand_id, at):
+        return None  # a task queued twice (the sweep's, a node's): played already
+
+    def due(live: LiveHand, table: Table) -> Hand | None:
+        row = live.row
         if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
-            return None
+            return _settled(live, None)
         if now < row.deadline_at:
-            hand_queue(row)  # a worker whose clock runs behind the one that queued it
+            _settled(live, None)
+            hand_queue(row)  # a node whose clock runs behind the one that queued it
             return None
-        players = hand_players(row)
-        if _disconnect_extra_time(row, table, players, now):
+        if _disconnect_extra_time(live, table, now):
             return row
-        hand = hand_resume(row)
-        _auto_act(row, hand, players, rng or secrets.SystemRandom(), timed_out=True)
-        _go_on(
-            row,
-            hand,
-            players,
-            table,
-            since=at,
-            tournament=table.tournament,
-            now=now,
-            rng=rng,
-            bots_wait=bots_wait,
-            queue=not report,
-        )
-    return row
+        before = _view(live, table)
+        turned = Turned()
+        turn_auto(row, live.played, live.players, rng or secrets.SystemRandom(), timed_out=True, turned=turned)
+        _go_on(live, table, turned, before=before, since=at, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
+        return row
+
+    return _playing(hand_id, due, warm=True, at=at)
+
+
+def _settled[T](live: LiveHand, outcome: T) -> T:
+    """A turn that does nothing decides so only on the hand's record: a copy kept
+    warm may be behind it (StaleHand: read it and decide again)."""
+    if not live.fresh:
+        raise StaleHand
+    return outcome
+
+
+def _playing[T](hand_id: int, play: Callable[[LiveHand, Table], T], *, warm: bool, at: int | None = None) -> T:
+    """`play` the hand in play, in one transaction: if `warm`, on the copy this process
+    kept after the hand's last turn (at `at` actions), without a read; else, or if that
+    copy was behind the record, on the record, under its table's lock."""
+    with transaction.atomic():
+        if warm and at is not None and (kept := hand_warm(hand_id, at)) is not None:
+            try:
+                return play(kept, kept.table)
+            except StaleHand:
+                pass
+        table = _locked(hand_id)
+        try:
+            return play(hand_live(hand_id, table=table), table)
+        except StaleHand:
+            # Written meanwhile by a change that does not take the table's lock (a cancellation).
+            raise refuse("hand_moved_on") from None
+
+
+def _view(live: LiveHand, table: Table, shown: ShownHand | None = None) -> InPlayView:
+    """What the table shows of the hand as it stands (`shown`, if worked out already),
+    kept with it until its next turn."""
+    if live.view is None:
+        if live.heads is None:
+            live.heads = hand_heads(table.tournament, live.row)
+        live.shown = shown or live.played.shown()
+        live.view = hand_in_play_view(live.row, live.shown, players=live.players, table=table, heads=live.heads)
+    return live.view
 
 
 def hand_report(*, hand_id: int, now: datetime) -> bool:
@@ -336,12 +379,15 @@ def hands_roll_back(
         )
         if not voided:
             raise refuse("no_hand_to_roll_back")
-        for row in voided:
-            row.status, row.voided_reason = HandStatus.VOIDED, reason[:200]
-            row.to_act = row.turn_started_at = row.deadline_at = None
-            row.result, row.ended_at = None, now
-        Hand.objects.bulk_update(
-            voided, ["status", "voided_reason", "to_act", "turn_started_at", "deadline_at", "result", "ended_at"]
+        hands_touch(
+            Hand.objects.filter(pk__in=[row.pk for row in voided]),
+            status=HandStatus.VOIDED,
+            voided_reason=reason[:200],
+            to_act=None,
+            turn_started_at=None,
+            deadline_at=None,
+            result=None,
+            ended_at=now,
         )
         numbers = sorted(locked[row.table_id] for row in voided)
         audit_log(
@@ -377,44 +423,50 @@ def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now:
             actor=entry.player,
             data={"at": now.isoformat()},
         )
-        row = Hand.objects.filter(table=table, status=HandStatus.PLAYING).order_by("-pk").first()
-        if row is not None and row.to_act is not None and entry_of(row, row.to_act) == entry.pk and sitting_out:
-            row.deadline_at = now
-            row.save(update_fields=["deadline_at"])
-            hand_queue(row)
+        playing = Hand.objects.filter(table=table, status=HandStatus.PLAYING)
+        row = playing.order_by("-pk").first()
+        if row is not None:
+            # His turn, sitting out: it is due now. Either way a copy kept warm is read again.
+            due = row.to_act is not None and entry_of(row, row.to_act) == entry.pk and sitting_out
+            hands_touch(playing.filter(pk=row.pk), **({"deadline_at": now} if due else {}))
+            if due:
+                row.deadline_at = now
+                hand_queue(row)
         record(TablesChanged(tournament_id, (table.number,)))
         return entry
 
 
-def _locked(hand_id: int) -> tuple[Hand, Table]:
-    """The hand and its table, the table's row locked (its tournament read with it,
-    not locked: the time a turn gets, whether the room waits for this table)."""
+def _locked(hand_id: int) -> Table:
+    """The table of the hand, its row locked, with its tournament (read with it, not
+    locked: the time a turn gets, whether the room waits for this table). The hand is
+    read after the lock, never in its query: a join would return the hand as it was
+    before the transaction that held the lock (PostgreSQL re-reads only the locked row)."""
     try:
-        table = Table.objects.select_for_update(of=("self",)).select_related("tournament").get(dealt_hands=hand_id)
+        return Table.objects.select_for_update(of=("self",)).select_related("tournament").get(dealt_hands=hand_id)
     except Table.DoesNotExist:
         raise refuse("no_hand") from None
-    # Read after the lock, not in its query: a join would return the hand as it was
-    # before the transaction that held the lock (PostgreSQL re-reads only the locked row).
-    return Hand.objects.get(pk=hand_id), table
 
 
-def _disconnect_extra_time(row: Hand, table: Table, players: Mapping[int, Entry], now: datetime) -> bool:
+def _disconnect_extra_time(live: LiveHand, table: Table, now: datetime) -> bool:
     """Rule 18.2: a person whose time has run out while his page is not open at the
     table gets the event's disconnect extra time, once per tournament, in a
     real-money event from its stage on: his deadline moves, and the table shows it.
     Whether it did."""
+    row = live.row
     assert row.to_act is not None
-    entry = players[entry_of(row, row.to_act)]
+    entry = live.players[entry_of(row, row.to_act)]
     if entry.player.is_bot or entry.sitting_out or entry.disconnect_extra_used or row.extra_time:
         return False
-    tournament = Tournament.objects.get(pk=row.tournament_id)
+    tournament = table.tournament
     if not tournament.disconnect_extra_seconds or tournament.pool_currency == Currency.TMONEY:
         return False
     if connected([entry.player_id]) or not _extra_time_stage(tournament, now):
         return False
+    before = _view(live, table)
     row.deadline_at = now + timedelta(seconds=tournament.disconnect_extra_seconds)
     row.extra_time = True
-    row.save(update_fields=["deadline_at", "extra_time"])
+    live.moved()
+    hand_store(live, live.played.shown())
     entry.disconnect_extra_used = True
     entry.save(update_fields=["disconnect_extra_used"])
     audit_log(
@@ -423,7 +475,7 @@ def _disconnect_extra_time(row: Hand, table: Table, players: Mapping[int, Entry]
         data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
     )
     hand_queue(row)
-    record(TablesChanged(row.tournament_id, (table.number,), (entry.player_id,), in_play=True))
+    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table), (entry.player_id,)))
     return True
 
 
@@ -438,80 +490,52 @@ def _extra_time_stage(tournament: Tournament, now: datetime) -> bool:
     return left <= paid
 
 
-def _bank_spend(row: Hand, entry: Entry, tournament: Tournament, now: datetime) -> None:
-    """What the player used of his time bank beyond the action time (rule 18)."""
-    if row.turn_started_at is None:
-        return
-    over_ms = int((now - row.turn_started_at).total_seconds() * 1000) - tournament.action_seconds * 1000
-    if over_ms <= 0:
-        return
-    left = entry_time_bank(entry, tournament)
-    entry.time_bank_ms, entry.time_bank_level = max(0, left - over_ms), tournament.level
-    entry.save(update_fields=["time_bank_ms", "time_bank_level"])
-
-
-def _auto_act(
-    row: Hand, hand: PlayedHand, players: Mapping[int, Entry], rng: random.Random, *, timed_out: bool
-) -> None:
-    """The turn's player acts without choosing: a bot by its policy, anyone else by
-    rule 18.3 (a player out of time is then sat out)."""
-    seat = hand.to_act
-    assert seat is not None
-    entry = players[entry_of(row, seat)]
-    if entry.player.is_bot and not entry.sitting_out:
-        action = bot_action(hand, rng)
-        hand.act(action.seat, action.kind, action.amount)
-        return
-    action = hand.timeout_action()
-    hand.act(action.seat, action.kind, action.amount)
-    if timed_out and not entry.sitting_out:
-        entry.time_bank_ms, entry.time_bank_level = 0, row.level
-        entry.sitting_out = TIMED_OUT_SITS_OUT
-        entry.save(update_fields=["time_bank_ms", "time_bank_level", "sitting_out"])
-        audit_log(action="tournaments.hand.timed_out", subject=entry, data={"hand": row.pk, "seat": seat})
-
-
 def _go_on(
-    row: Hand,
-    hand: PlayedHand,
-    players: Mapping[int, Entry],
+    live: LiveHand,
     table: Table,
+    turned: Turned,
     *,
+    before: InPlayView,
     since: int,
-    tournament: Tournament | None,
     now: datetime,
     rng: random.Random | None = None,
     bots_wait: bool = True,
     queue: bool = True,
 ) -> None:
     """After an action: the turns that need nobody to choose (players sitting out;
-    bots when they need no thinking time) are played at once; then the next turn
-    and its deadline are stored and queued, or the finished hand is queued for the
-    floor (unless not `queue`: the caller reports it). Records TablesChanged: for
-    the players whose turns were played from the `since`-th action on, and whose
-    turn it is now, or everyone dealt in if the hand is over."""
-    rng = rng or secrets.SystemRandom()
-    hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
-    while row.status == HandStatus.PLAYING and row.deadline_at is not None and row.deadline_at <= now:
-        _auto_act(row, hand, players, rng, timed_out=False)
-        hand_turn(row, hand, players=players, tournament=tournament, now=now, bots_wait=bots_wait)
-    row.save(
-        update_fields=[
-            "actions",
-            "status",
-            "to_act",
-            "turn_started_at",
-            "deadline_at",
-            "extra_time",
-            "result",
-            "ended_at",
-        ]
+    bots when they need no thinking time) are played at once; the hand is stored,
+    then what the turns did to its players; the next turn and its deadline are
+    queued, or the finished hand for the floor (unless not `queue`: the caller reports
+    it). Records what the table's watchers see change (HandMovedOn), or, the hand
+    over, TablesChanged; the players whose turns were played from the `since`-th
+    action on and whose turn it is now are told to fetch their own part again
+    (everyone dealt in, the hand over)."""
+    row, hand, players = live.row, live.played, live.players
+    turns_play_on(
+        row,
+        hand,
+        players=players,
+        tournament=table.tournament,
+        now=now,
+        rng=rng or secrets.SystemRandom(),
+        turned=turned,
+        bots_wait=bots_wait,
     )
-    hand_keep(row, hand)
+    live.moved()
+    shown = hand.shown()
+    live.shown = shown
+    hand_store(live, shown)
+    for pk, fields in turned.entries.items():
+        Entry.objects.filter(pk=pk).update(**fields)
+    for entry, seat in turned.timed_out:
+        audit_log(action="tournaments.hand.timed_out", subject=entry, data={"hand": row.pk, "seat": seat})
     if queue or row.status != HandStatus.FINISHED:
         hand_queue(row)
-    in_play = row.status == HandStatus.PLAYING
+    if row.status != HandStatus.PLAYING:
+        told = tuple(sorted(players[entry_of(row, seat)].player_id for seat in hand.seats))
+        record(TablesChanged(row.tournament_id, (table.number,), told, in_play=False))
+        return
     # While the hand goes on, only these players' own part changes (their stack, their choices).
-    seats = {action.seat for action in hand.actions[since:]} | {row.to_act} if in_play else set(hand.seats)
+    seats = {action.seat for action in hand.actions[since:]} | {row.to_act}
     told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats if seat is not None}))
-    record(TablesChanged(row.tournament_id, (table.number,), told, in_play=in_play))
+    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), told))
