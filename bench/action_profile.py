@@ -73,6 +73,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,6 +210,7 @@ class Turn:
     seat: int
     entry_id: int
     due: bool
+    deadline: datetime | None = None
 
 
 @dataclass
@@ -236,8 +238,9 @@ class Tally:
         ended: bool,
         steps: list[tuple[str, float, int]],
         delivery: list,
+        actions: int = 1,
     ) -> None:
-        self.units += 1
+        self.units += actions
         self.delivery_cpu += delivery[0]
         self.delivery_queries += delivery[1]
         for name, step_cpu, step_queries in steps:
@@ -251,7 +254,7 @@ class Tally:
         self.database_cpu += database_cpu
         self.hands_ended += ended
         counts = self.by_kind[kind]
-        counts[0] += 1
+        counts[0] += actions
         counts[1] += cpu
         counts[2] += queries
 
@@ -267,7 +270,7 @@ def turns(tournament_id: int) -> list[Turn]:
     rows = rows.annotate(taken=Func(F("actions"), function="jsonb_array_length", output_field=IntegerField()))
     now = timezone.now()
     return [
-        Turn(pk, taken, number, to_act, int(seats[str(to_act)]), deadline is not None and deadline <= now)
+        Turn(pk, taken, number, to_act, int(seats[str(to_act)]), deadline is not None and deadline <= now, deadline)
         for pk, taken, to_act, seats, number, deadline in rows.values_list(
             "pk", "taken", "to_act", "seats", "table__number", "deadline_at"
         ).order_by("table__number")
@@ -398,21 +401,30 @@ class Room:
             self.measure("the hand_report task (worker)", lambda: hand_report(turn.hand_id))
         self.own_part(turn.entry_id, turn.number)  # told to (lobby.live): he acted
 
-    def bot(self, turn: Turn) -> None:
-        """The worker's task at the bot's deadline; then, as lobby.live tells him to,
-        the person at the table fetches his own part if it is his turn now or the hand
-        he was dealt in has ended."""
+    def bot(self, turn: Turn) -> int:
+        """The table node's tick for the step of the bot's deadline (every turn due in
+        it; returns how many); then, as lobby.live tells him to, the person at the
+        table fetches his own part if it is his turn now or the hand he was dealt in
+        has ended."""
+        from django.utils import timezone
+
         from tournaments.models import Hand, HandStatus
-        from tournaments.tasks import hand_due
+        from tournaments.services.ticks import tick_of
+        from tournaments.tasks import tables_tick
 
         played = []
-        self.measure("the hand_due task (worker)", lambda: played.append(hand_due(turn.hand_id, turn.at)))
+        tick_at = tick_of(turn.deadline)
+        while timezone.now() < tick_at:  # the tick's task runs at its instant
+            time.sleep(0.001)
+        tick = tick_at.isoformat()
+        self.measure("the tables_tick task (worker)", lambda: played.append(tables_tick(None, tick)))
         if not played[0]:
             raise RuntimeError(f"the turn of hand {turn.hand_id} after {turn.at} actions was not played")
         status, to_act, seats = Hand.objects.values_list("status", "to_act", "seats").get(pk=turn.hand_id)
         told = set(seats.values()) if status != HandStatus.PLAYING else {seats[str(to_act)]}
         for entry_id in sorted(int(entry) for entry in told if int(entry) in self.people):
             self.own_part(entry_id, turn.number)
+        return played[0]
 
     def own_part(self, entry_id: int, number: int) -> None:
         """His page fetching his own part again, as static/js/portal.js does when told to."""
@@ -445,26 +457,30 @@ class Room:
         and deals."""
         from tournaments.models import Hand
 
-        done = 0
+        done = measured = 0
         while done < units:
             due = [turn for turn in turns(self.tournament_id) if turn.entry_id in self.people or turn.due]
             if not due:
                 time.sleep(0.002)  # a bot's thinking time
                 continue
-            for turn in due:
-                if done >= units:
-                    break
-                kind = "web" if turn.entry_id in self.people else "worker"
-                self.profiler, self.sampler = (profiler, None) if done % 2 else (None, sampler)
-                self.unit, self.steps, self.delivery[:] = [0.0, 0, 0.0, 0.0], [], [0.0, 0]
-                if kind == "web":
-                    self.person(turn)
-                else:
-                    self.bot(turn)
-                if tallies is not None:
-                    ended = Hand.objects.filter(pk=turn.hand_id, ended_at__isnull=False).exists()
-                    tallies[done % 2].add(kind, *self.unit, ended=ended, steps=self.steps, delivery=self.delivery)
-                done += 1
+            # One unit at a time: a node's tick plays every turn due in its step, others' included.
+            turn = due[0]
+            kind = "web" if turn.entry_id in self.people else "worker"
+            half = measured % 2
+            self.profiler, self.sampler = (profiler, None) if half else (None, sampler)
+            self.unit, self.steps, self.delivery[:] = [0.0, 0, 0.0, 0.0], [], [0.0, 0]
+            actions = 1
+            if kind == "web":
+                self.person(turn)
+            else:
+                actions = self.bot(turn)
+            if tallies is not None:
+                ended = Hand.objects.filter(pk=turn.hand_id, ended_at__isnull=False).exists()
+                tallies[half].add(
+                    kind, *self.unit, ended=ended, steps=self.steps, delivery=self.delivery, actions=actions
+                )
+            done += actions
+            measured += 1
 
 
 # --- The profile, by category.

@@ -5,6 +5,7 @@ from django.core.cache import caches
 from django.utils import translation
 
 from tests.factories import UserFactory
+from tournaments import nodes
 from tournaments.services import hands
 
 
@@ -32,6 +33,7 @@ def _forget_hands():
         hands._live.clear()
     with hands._shown_lock:
         hands._shown.clear()
+    nodes._nodes.read_at = float("-inf")  # the live nodes read again from the (cleared) cache
 
 
 @pytest.fixture(autouse=True)

@@ -2,66 +2,35 @@
 transition, and a sweep that catches up what a stopped worker missed."""
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.models import Tournament
+from tournaments.nodes import node_queue
 from tournaments.services import tables
 from tournaments.services.clock import (
     FINAL,
     TICK_HORIZON,
+    clock_tick_queue,
     structure_levels,
     tournament_advance,
     tournaments_advance,
 )
 from tournaments.services.integrity import integrity_scan as integrity_scan_hands
+from tournaments.services.ticks import TICK_STEP
 
 logger = logging.getLogger(__name__)
 
 # A queued task this late is taken for lost with its worker: the sweep applies its
 # transition. Sooner, the sweep would race tasks merely waiting for a busy worker.
 LOST_AFTER = timedelta(seconds=5)
-
-
-# Ticks fall on a grid of this step: one task applies every tournament's transition
-# due in its step, so a thousand tournaments changing in one second cost twenty
-# tasks, not a thousand (a task cost the worker more than the transition). A
-# transition is applied at most one step after its instant.
-TICK_STEP = timedelta(milliseconds=50)
-_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
-# Clocks of the processes queuing ticks may differ by this much (NTP keeps them closer).
-SKEW = timedelta(milliseconds=500)
-# Seconds a step's "tick queued" mark is kept: longer than any tick is queued ahead.
-TICK_KEPT = int((TICK_HORIZON + timedelta(minutes=1)).total_seconds())
-
-
-def tick_of(due: datetime) -> datetime:
-    """The tick that applies a transition due at `due`: the next instant of the grid."""
-    step = TICK_STEP // timedelta(microseconds=1)
-    micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
-
-
-def tick_queue(due: datetime) -> None:
-    """Queue the tick of a transition due at `due`, after its commit, unless another
-    commit queued it already; once that tick may have looked (its instant is near),
-    this one queues its own: a tick finding nothing due does nothing."""
-    tick = tick_of(due)
-    key = f"clock:tick:{tick.isoformat()}"
-    if cache.add(key, True, timeout=TICK_KEPT) or timezone.now() >= tick - SKEW:
-        try:
-            clock_tick.apply_async((tick.isoformat(),), eta=tick)
-        except Exception:
-            cache.delete(key)  # not queued: the step's next commit tries again
-            raise
 
 
 # A tick's tournaments are advanced this many to a transaction: fewer round trips,
@@ -72,7 +41,7 @@ TICK_BATCH = 8
 @shared_task
 def clock_tick(tick: str) -> int:
     """Apply the transitions due in the step ending at `tick` (queued for that
-    instant by tick_queue), a few tournaments to a transaction; returns how many
+    instant by clock_tick_queue), a few tournaments to a transaction; returns how many
     were advanced."""
     tick_at = datetime.fromisoformat(tick)
     if timezone.now() < tick_at:
@@ -140,9 +109,9 @@ def _ticks_queue(instants: set[datetime]) -> None:
     with transaction.atomic():
         live = Tournament.objects.exclude(status__in=FINAL)
         live.filter(next_transition_at__in=instants).update(tick_at=F("next_transition_at"))
-        for tick in {tick_of(instant) for instant in instants}:
+        for instant in instants:
             # robust: a broker that is down must not undo the marks; the sweep applies them once overdue.
-            transaction.on_commit(partial(tick_queue, tick), robust=True)
+            transaction.on_commit(partial(clock_tick_queue, instant), robust=True)
 
 
 @worker_ready.connect
@@ -152,9 +121,19 @@ def _catch_up_on_start(**_):
 
 
 @shared_task
-def hand_due(hand_id: int, at: int) -> bool:
-    """The deadline of a turn (tournaments.services.hands.hand_queue)."""
-    return tables.hand_due_reported(hand_id=hand_id, at=at, now=timezone.now())
+def tables_tick(node: int | None, tick: str) -> int:
+    """Every turn due in the step ending at `tick` at the tables `node` plays
+    (tournaments.services.hands.hand_queue queues it on the node's queue); returns how
+    many were played."""
+    tick_at = datetime.fromisoformat(tick)
+    if timezone.now() < tick_at:
+        # A node whose clock runs behind the one that queued this: wait for it.
+        if node is None:
+            tables_tick.apply_async((node, tick), eta=tick_at)
+        else:
+            tables_tick.apply_async((node, tick), eta=tick_at, queue=node_queue(node))
+        return 0
+    return tables.hands_tick(tick=tick_at, node=node, now=timezone.now())
 
 
 @shared_task

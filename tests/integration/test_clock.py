@@ -13,10 +13,17 @@ from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants, tables_finish
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
-from tournaments.services.clock import structure_levels, tournament_advance, tournament_pause, tournament_resume
+from tournaments.services.clock import (
+    clock_tick_queue,
+    structure_levels,
+    tournament_advance,
+    tournament_pause,
+    tournament_resume,
+)
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import hands_check_down
-from tournaments.tasks import TICK_STEP, clock_tick, tick_of, tick_queue, tournaments_sweep
+from tournaments.services.ticks import TICK_STEP, tick_of
+from tournaments.tasks import clock_tick, tournaments_sweep
 from wallet.services import wallet_account
 
 pytestmark = pytest.mark.django_db
@@ -320,9 +327,9 @@ def test_the_ticks_lie_on_a_grid_and_each_is_queued_once():
 
     queued = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     before = queued.llen(settings.CLOCK_QUEUE)
-    tick_queue(due)
-    tick_queue(due + (tick - due) / 2)  # another transition in the same step
-    tick_queue(tick + timedelta(milliseconds=1))  # the next step
+    clock_tick_queue(due)
+    clock_tick_queue(due + (tick - due) / 2)  # another transition in the same step
+    clock_tick_queue(tick + timedelta(milliseconds=1))  # the next step
     assert queued.llen(settings.CLOCK_QUEUE) - before == 2
 
 

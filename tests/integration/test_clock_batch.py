@@ -13,7 +13,8 @@ from tests.factories import TournamentFactory
 from tournaments.models import Status, Tournament
 from tournaments.services import clock
 from tournaments.services.clock import tournament_advance, tournaments_advance
-from tournaments.tasks import clock_tick, tick_of
+from tournaments.services.ticks import tick_of
+from tournaments.tasks import clock_tick
 
 
 def due_at_once(count: int) -> tuple[list[Tournament], str]:

@@ -14,11 +14,13 @@ from live import sending
 from live.groups import LANGUAGES, group_name, mark_listened
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
+from tournaments.nodes import Heartbeat, nodes_alive, table_node
 from tournaments.rules.hands import ActionKind
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import replay, replay_shown
 from tournaments.services.refusals import TournamentError
-from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up
+from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up, hands_tick
+from tournaments.services.ticks import tick_of
 from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
@@ -284,6 +286,28 @@ def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_rep
     after = replay_shown(row)
     assert after != shown
     assert after == replay(row).shown()  # as the acting process kept it, so the record replays
+
+
+def test_a_nodes_tick_plays_every_turn_due_in_its_step_at_its_own_tables_once(settings):
+    settings.TABLE_BOT_SECONDS, settings.TABLE_NODES = 1, 2
+    tournament = started(12, bots=True)  # two tables of bots
+    for index in (0, 1):
+        Heartbeat(index).renew()
+    rows = list(Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).order_by("table__number"))
+    assert len(rows) == 2
+    due = timezone.now()
+    Hand.objects.filter(pk__in=[row.pk for row in rows]).update(deadline_at=due)
+    tick, alive = tick_of(due), nodes_alive()
+    assert alive == (0, 1)
+    owners = [table_node(row.table_id, alive) for row in rows]
+
+    played = {node: hands_tick(tick=tick, node=node, now=tick) for node in (0, 1)}
+
+    # Each node played the turns of its own tables, every one of them once.
+    assert played == {node: owners.count(node) for node in (0, 1)}
+    for row in rows:
+        assert len(Hand.objects.get(pk=row.pk).actions) == len(row.actions) + 1
+    assert hands_tick(tick=tick, node=None, now=tick) == 0  # nothing is due in the step any more
 
 
 def test_a_finished_hand_is_reported_to_the_floor_once():

@@ -31,12 +31,14 @@ from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_payouts_lock, floor_release
 from tournaments.services.hands import TURN_READS, hands_reread
 from tournaments.services.refusals import refuse
+from tournaments.services.ticks import tick_queue
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
 
 # Tasks are queued at most this far ahead: after a worker dies, a queued task can
 # stay parked in the broker for an hour, so the sweep queues the rest as they near.
 TICK_HORIZON = timedelta(seconds=30)
+CLOCK_TICK = "tournaments.tasks.clock_tick"
 
 FINAL = (Status.FINISHED, Status.CANCELLED)
 RUNNING = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK)
@@ -377,10 +379,14 @@ def _queue_tick(tournament: Tournament, now: datetime) -> None:
     if due is None or due - now > TICK_HORIZON or tournament.tick_at == due:
         return
     tournament.tick_at = due
-    from tournaments.tasks import tick_queue  # the tasks call this module
-
     # robust: a broker that is down must not undo the transition; the sweep catches up.
-    transaction.on_commit(lambda: tick_queue(due), robust=True)
+    transaction.on_commit(lambda: clock_tick_queue(due), robust=True)
+
+
+def clock_tick_queue(due: datetime) -> None:
+    """Once committed: the clock's tick that applies a transition due at `due`
+    (tournaments.tasks.clock_tick, on the clocks' queue), unless queued already."""
+    tick_queue(CLOCK_TICK, due, kept=TICK_HORIZON + timedelta(minutes=1))
 
 
 def _stopped(state: ClockState) -> bool:

@@ -31,18 +31,20 @@ from celery import signature
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
+from django.utils import timezone
 
 from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Table, Tournament
-from tournaments.nodes import table_queue
+from tournaments.nodes import node_queue, nodes_alive, table_node, table_queue
 from tournaments.rules.floor import Deal
 from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.services.ticks import tick_queue
 from tournaments.services.turns import turn_start
 
 if TYPE_CHECKING:
     from tournaments.table_selectors import InPlayView
 
-DUE_TASK = "tournaments.tasks.hand_due"
+TABLES_TICK = "tournaments.tasks.tables_tick"
 REPORT_TASK = "tournaments.tasks.hand_report"
 
 # A turn writes these fields of its hand (and its revision).
@@ -100,13 +102,13 @@ def _take(hand_id: int) -> LiveHand | None:
         return _live.pop(hand_id, None)
 
 
-def hand_warm(hand_id: int, at: int) -> LiveHand | None:
+def hand_warm(hand_id: int, *, at: int | None = None, revision: int | None = None) -> LiveHand | None:
     """The hand in play as this process kept it after its last turn, if it kept it at
-    `at` actions (the count its task was queued at), to play on without reading it:
-    the caller's hand_store finds out whether it was stale, and the caller then reads
-    it (hand_live) under its table's lock."""
+    `at` actions or at `revision` (what the caller read of it), to play on without
+    reading it: the caller's hand_store finds out whether it was stale, and the caller
+    then reads it (hand_live) under its table's lock."""
     kept = _take(hand_id)
-    if kept is not None and kept.taken != at:
+    if kept is not None and ((at is not None and kept.taken != at) or (revision not in (None, kept.row.revision))):
         _keep(kept)
         return None
     return kept
@@ -300,23 +302,30 @@ def replay_shown(row: Hand) -> ShownHand:
 
 
 def hand_queue(row: Hand) -> None:
-    """Once committed: the task that acts at the turn's deadline, or that reports a
-    finished hand to the floor, on the node that plays the table. A task that finds
-    the hand moved on does nothing; the sweep (tournaments.tasks.hands_sweep) catches
-    up a task lost with its node."""
+    """Once committed: the tick of the table's node that plays the turn at its
+    deadline (tournaments.tasks.tables_tick, one for every turn of the node due in
+    its step), or the task that reports a finished hand to the floor. A tick that
+    finds the turn played does nothing; the sweep (tournaments.tasks.hands_sweep)
+    catches up a tick lost with its node."""
     if row.status == HandStatus.FINISHED:
-        transaction.on_commit(partial(_send, REPORT_TASK, (row.pk,), None, row.table_id), robust=True)
+        transaction.on_commit(partial(_report_queue, row.pk, row.table_id), robust=True)
     elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
-        task = partial(_send, DUE_TASK, (row.pk, len(row.actions)), row.deadline_at, row.table_id)
-        transaction.on_commit(task, robust=True)
+        transaction.on_commit(partial(_turn_queue, row.table_id, row.deadline_at), robust=True)
 
 
-def _send(task: str, args: tuple, eta: datetime | None, table_id: int) -> None:
-    queue, sent = table_queue(table_id), signature(task, args=args)
+def _turn_queue(table_id: int, due: datetime) -> None:
+    node = table_node(table_id, nodes_alive())
+    queue = None if node is None else node_queue(node)
+    ahead = max(due - timezone.now(), timedelta(0))
+    tick_queue(TABLES_TICK, due, node, queue=queue, kept=ahead + timedelta(minutes=1))
+
+
+def _report_queue(hand_id: int, table_id: int) -> None:
+    queue, sent = table_queue(table_id), signature(REPORT_TASK, args=(hand_id,))
     if queue is None:
-        sent.apply_async(eta=eta)
+        sent.apply_async()
     else:
-        sent.apply_async(eta=eta, queue=queue)
+        sent.apply_async(queue=queue)
 
 
 def hand_moved_past(hand_id: int, at: int) -> bool:

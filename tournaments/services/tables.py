@@ -35,6 +35,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
+from tournaments.nodes import nodes_alive, table_node
 from tournaments.rules.hands import ActionKind, HandError, ShownHand
 from tournaments.selectors import tournament_payouts
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
@@ -51,6 +52,7 @@ from tournaments.services.hands import (
     replay,
 )
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
+from tournaments.services.ticks import TICK_STEP
 from tournaments.services.turns import Turned, entry_of, turn_auto, turn_bank_spend, turns_play_on
 from tournaments.table_selectors import InPlayView, hand_heads, hand_in_play_view
 from wallet.models import Currency
@@ -59,6 +61,10 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 logger = logging.getLogger(__name__)
+
+# A turn read from the record under the table's lock, stale by the time it is stored
+# (a process playing its warm copy got there first), is read and played again.
+FRESH_TRIES = 3
 
 # What players and the audit log read of a hand rolled back by the room's policy.
 STALLED_REASON = "Server problem: the hand stopped when a server process was lost (rule 22)."
@@ -148,28 +154,51 @@ def hand_due(
     return _turn_due(hand_id=hand_id, at=at, now=now, rng=rng, bots_wait=bots_wait, report=report) is not None
 
 
-def hand_due_reported(*, hand_id: int, at: int, now: datetime) -> bool:
-    """The table node's task at a turn's deadline: hand_due, and a hand the turn ended
-    given to the floor at once, once committed: no round trip through the broker
-    between a hand and the next, and no read to find out whether it ended."""
-    row = _turn_due(hand_id=hand_id, at=at, now=now, rng=None, report=True)
-    if row is None:
-        return False
-    if row.status == HandStatus.FINISHED:
-        hands_report(tournament_id=row.tournament_id, now=now)
-    return True
+def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
+    """A table node's tick: every turn due in the step ending at `tick` at the tables
+    `node` plays (every table, if None: no node is known alive), each in a
+    transaction of its own; then the hands they ended given to the floor, a
+    tournament's all at once. Returns how many turns were played."""
+    due = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__gt=tick - TICK_STEP, deadline_at__lte=tick)
+    alive = nodes_alive()
+    played, reporting = 0, set()
+    for hand_id, table_id, tournament_id, revision in due.values_list("pk", "table_id", "tournament_id", "revision"):
+        if node is not None and table_node(table_id, alive) != node:
+            continue  # another node's: its own tick plays it
+        try:
+            row = _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=True)
+        except Exception:
+            # One table's failure must not hold up the others' turns: the sweep tries it again.
+            logger.exception("The turn of hand %s failed at %s", hand_id, tick)
+            continue
+        if row is not None:
+            played += 1
+            if row.status == HandStatus.FINISHED:
+                reporting.add(tournament_id)
+    for tournament_id in sorted(reporting):
+        hands_report(tournament_id=tournament_id, now=now)
+    return played
 
 
 def _turn_due(
-    *, hand_id: int, at: int, now: datetime, rng: random.Random | None, bots_wait: bool = True, report: bool
+    *,
+    hand_id: int,
+    now: datetime,
+    rng: random.Random | None,
+    report: bool,
+    at: int | None = None,
+    revision: int | None = None,
+    bots_wait: bool = True,
 ) -> Hand | None:
-    """hand_due: the hand after the turn, or None if there was none to play."""
-    if hand_moved_past(hand_id, at):
+    """hand_due: the hand after the turn, or None if there was none to play; `at`: the
+    actions the caller knew of (the turn is the one after them), or `revision`, the
+    hand's as the caller read it (the turn is the one due by `now`)."""
+    if at is not None and hand_moved_past(hand_id, at):
         return None  # a task queued twice (the sweep's, a node's): played already
 
     def due(live: LiveHand, table: Table) -> Hand | None:
         row = live.row
-        if row.status != HandStatus.PLAYING or len(row.actions) != at or row.deadline_at is None:
+        if row.status != HandStatus.PLAYING or (at is not None and len(row.actions) != at) or row.deadline_at is None:
             return _settled(live, None)
         if now < row.deadline_at:
             _settled(live, None)
@@ -177,13 +206,13 @@ def _turn_due(
             return None
         if _disconnect_extra_time(live, table, now):
             return row
-        before = _view(live, table)
+        before, since = _view(live, table), len(row.actions)
         turned = Turned()
         turn_auto(row, live.played, live.players, rng or secrets.SystemRandom(), timed_out=True, turned=turned)
-        _go_on(live, table, turned, before=before, since=at, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
+        _go_on(live, table, turned, before=before, since=since, now=now, rng=rng, bots_wait=bots_wait, queue=not report)
         return row
 
-    return _playing(hand_id, due, warm=True, at=at)
+    return _playing(hand_id, due, warm=True, at=at, revision=revision)
 
 
 def _settled[T](live: LiveHand, outcome: T) -> T:
@@ -194,22 +223,32 @@ def _settled[T](live: LiveHand, outcome: T) -> T:
     return outcome
 
 
-def _playing[T](hand_id: int, play: Callable[[LiveHand, Table], T], *, warm: bool, at: int | None = None) -> T:
+def _playing[T](
+    hand_id: int,
+    play: Callable[[LiveHand, Table], T],
+    *,
+    warm: bool,
+    at: int | None = None,
+    revision: int | None = None,
+) -> T:
     """`play` the hand in play, in one transaction: if `warm`, on the copy this process
-    kept after the hand's last turn (at `at` actions), without a read; else, or if that
-    copy was behind the record, on the record, under its table's lock."""
+    kept after the hand's last turn (at `at` actions, or `revision`), without a read;
+    else, or if that copy was behind the record, on the record, under its table's lock."""
     with transaction.atomic():
-        if warm and at is not None and (kept := hand_warm(hand_id, at)) is not None:
+        if warm and (kept := hand_warm(hand_id, at=at, revision=revision)) is not None:
             try:
                 return play(kept, kept.table)
             except StaleHand:
                 pass
         table = _locked(hand_id)
-        try:
-            return play(hand_live(hand_id, table=table), table)
-        except StaleHand:
-            # Written meanwhile by a change that does not take the table's lock (a cancellation).
-            raise refuse("hand_moved_on") from None
+        for _ in range(FRESH_TRIES):
+            try:
+                return play(hand_live(hand_id, table=table), table)
+            except StaleHand:
+                # Written meanwhile without the table's lock: another process's turn on
+                # its warm copy (a sweep's, a second tick's), a cancellation. Read again.
+                continue
+        raise refuse("hand_moved_on")
 
 
 def _view(live: LiveHand, table: Table, shown: ShownHand | None = None) -> InPlayView:

@@ -1,0 +1,48 @@
+"""The tick grid: what falls due at an instant is done by the task of the grid's next
+instant, one task for everything of its kind due in the step (the clocks'
+transitions: tournaments.tasks.clock_tick; a table node's turns:
+tournaments.tasks.tables_tick). A thousand tournaments changing in one second cost
+twenty tasks, not a thousand, and a turn queues no task of its own when the step
+already has one: a task costs the worker more than most of what it does.
+
+A tick is queued once per step (and queue), by whichever commit first brings it
+something to do: the others find its mark in the shared cache. Once the tick may
+have looked (its instant is near), a commit queues one of its own: a tick that finds
+nothing due does nothing. A lost tick (its worker died) is caught up by the sweeps.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+from celery import signature
+from django.core.cache import cache
+from django.utils import timezone
+
+TICK_STEP = timedelta(milliseconds=50)
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+# Clocks of the processes queuing ticks may differ by this much (NTP keeps them closer).
+SKEW = timedelta(milliseconds=500)
+
+
+def tick_of(due: datetime) -> datetime:
+    """The tick that does what is due at `due`: the next instant of the grid."""
+    step = TICK_STEP // timedelta(microseconds=1)
+    micros = (due - _EPOCH) // timedelta(microseconds=1)
+    return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
+
+
+def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None, kept: timedelta) -> None:
+    """Queue `task`(*args, tick) for the tick of `due` (on `queue`, else as Celery
+    routes it), unless a commit queued it already; `kept`: longer than any tick is
+    queued ahead. Call it once the change it is for has committed."""
+    tick = tick_of(due)
+    key = f"tick:{task}:{queue or ''}:{tick.isoformat()}"
+    if cache.add(key, True, timeout=int(kept.total_seconds())) or timezone.now() >= tick - SKEW:
+        sent = signature(task, args=(*args, tick.isoformat()))
+        try:
+            if queue is None:
+                sent.apply_async(eta=tick)
+            else:
+                sent.apply_async(eta=tick, queue=queue)
+        except Exception:
+            cache.delete(key)  # not queued: the step's next commit tries again
+            raise
