@@ -1,4 +1,5 @@
-"""One message a second per subject (an event's lobby row and Tournament Info).
+"""One message a second per subject (an event's lobby row and Tournament Info), or
+one every so many seconds (what every table page of an event shows of it).
 
 A registration storm must not send each of its changes to every open lobby: the
 first change in a second is sent at once; the others queue one message at the end
@@ -31,11 +32,17 @@ _carried_until: dict[str, float] = {}
 
 @dataclass(frozen=True)
 class Throttle:
-    """What the messages about `subject` share: at most one a second; `trailing` is
-    the task that sends the end-of-second message (calling trailing_began first)."""
+    """What the messages about `subject` share: at most one a second (or every
+    `seconds`); `trailing` is the task that sends the end-of-second message (calling
+    trailing_began first)."""
 
     subject: str
     trailing: Signature = field(compare=False, repr=False)
+    seconds: float | None = None
+
+    @property
+    def every(self) -> float:
+        return self.seconds or THROTTLE_SECONDS
 
     def carried(self) -> bool:
         """An end-of-second message this process knows of will carry the change."""
@@ -50,13 +57,13 @@ class Throttle:
         the keys found). If not, the end-of-second message carries it: queued now
         if nobody queued it yet."""
         sent, trailing = self.cache_keys()
-        if sent not in found and cache.add(sent, True, timeout=THROTTLE_SECONDS):
+        if sent not in found and cache.add(sent, True, timeout=self.every):
             return True
         due = found.get(trailing)
         if due is None:
-            due = time.time() + THROTTLE_SECONDS
-            if cache.add(trailing, due, timeout=THROTTLE_SECONDS * 5):
-                self.trailing.apply_async(countdown=THROTTLE_SECONDS)
+            due = time.time() + self.every
+            if cache.add(trailing, due, timeout=self.every * 5):
+                self.trailing.apply_async(countdown=self.every)
             else:  # another process queued it since the read
                 due = cache.get(trailing)
         if due is not None:
@@ -67,7 +74,7 @@ class Throttle:
         """The end-of-second message is being sent: a change from now on is not carried
         by it, and the next second begins now."""
         cache.delete(_trailing_key(self.subject))
-        cache.set(_sent_key(self.subject), True, timeout=THROTTLE_SECONDS)
+        cache.set(_sent_key(self.subject), True, timeout=self.every)
 
 
 def _sent_key(subject: str) -> str:

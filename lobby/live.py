@@ -38,7 +38,7 @@ from lobby.table_views import (
     table_moved_html,
     table_recent_html,
 )
-from lobby.tasks import tournament_publish_task
+from lobby.tasks import tables_publish_task, tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
@@ -46,6 +46,9 @@ from tournaments.table_selectors import InPlayView, SeatState, TableState, seats
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
+# Every table page of an event hears of its players left at most this often (a level
+# or a pause, at once).
+TABLES_SECONDS = 10
 
 Reader = Callable[[], Tournament | None]
 
@@ -59,15 +62,20 @@ def publish(events: Sequence[object]) -> list[Message]:
     """The messages of one commit's events: each group's once, whatever the events repeat."""
     changed: dict[int, tuple[bool, bool]] = {}  # by event: whether only its clock, only chips changed
     created: set[int] = set()
+    clocked: set[int] = set()  # the events whose clock changed
     refreshes: list[Message] = []
     chats: set[tuple[int, int]] = set()
     for event in events:
         match event:
-            case TournamentChanged(tournament_id=tournament_id, created=new, clock_only=clock_only, chips_only=chips):
+            case TournamentChanged(
+                tournament_id=tournament_id, created=new, clock_only=clock_only, chips_only=chips, clock=clock
+            ):
                 clocks, chipped = changed.get(tournament_id, (True, True))
                 changed[tournament_id] = (clocks and clock_only, chipped and chips)
                 if new:
                     created.add(tournament_id)
+                if clock:
+                    clocked.add(tournament_id)
             case TableChatted(tournament_id=tournament_id, number=number):
                 chats.add((tournament_id, number))
             case EntryChanged(tournament_id=tournament_id, player_id=player_id):
@@ -86,6 +94,8 @@ def publish(events: Sequence[object]) -> list[Message]:
             lobby=tournament_id not in created,
             tables=not chips_only,
             throttle=_throttle(tournament_id),
+            # A level or a pause at once; the players left, every few seconds.
+            tables_throttle=None if tournament_id in clocked else _tables_throttle(tournament_id),
         )
     changes = [event for event in events if isinstance(event, TablesChanged)]
     messages += tables_messages(changes)
@@ -199,10 +209,12 @@ def tournament_parts(
     lobby: bool = True,
     tables: bool = True,
     throttle: Throttle | None = None,
+    tables_throttle: Throttle | None = None,
 ) -> list[Part]:
-    """The event's lobby row (if `lobby` and not only its clock changed), Tournament
-    Info's changing parts (the clock alone if `clock_only`) and its table pages'
-    clock (if `tables`: not when only chips changed), in every language."""
+    """The event's lobby row (if `lobby` and not only its clock changed) and Tournament
+    Info's changing parts (the clock alone if `clock_only`), at the pace of `throttle`;
+    its table pages' line (if `tables`: not when only chips changed), at the pace of
+    `tables_throttle` (at once, if None); in every language."""
     now = timezone.now()
     parts = []
     for language in LANGUAGES:
@@ -213,7 +225,8 @@ def tournament_parts(
         parts.append(Part(group_name("tournament", language=language, tournament_id=tournament_id), info, throttle))
         if tables:
             clock = _in(language, functools.partial(_clock_html, tournament))
-            parts.append(Part(group_name("tables", language=language, tournament_id=tournament_id), clock, throttle))
+            group = group_name("tables", language=language, tournament_id=tournament_id)
+            parts.append(Part(group, clock, tables_throttle))
     return parts
 
 
@@ -235,20 +248,46 @@ def table_parts(tournament_id: int, numbers: list[int], *, hands: set[int]) -> l
     return parts
 
 
-def tournament_publish(tournament_id: int, *, clock_only: bool = False) -> None:
-    """Send the event's lobby row and Tournament Info parts as they are now, at once."""
-    send(tournament_parts(tournament_id, _reader(tournament_id), clock_only=clock_only))
+def tournament_publish(tournament_id: int, *, clock_only: bool = False, tables: bool = True) -> None:
+    """Send the event's lobby row and Tournament Info parts as they are now, at once;
+    its table pages' line too, if `tables`."""
+    send(tournament_parts(tournament_id, _reader(tournament_id), clock_only=clock_only, tables=tables))
 
 
 def tournament_publish_trailing(tournament_id: int) -> None:
-    """The message at the end of a throttled second (lobby.tasks)."""
+    """The message at the end of a throttled second (lobby.tasks); the table pages'
+    line has a pace of its own (tables_publish_trailing)."""
     _throttle(tournament_id).trailing_began()
-    tournament_publish(tournament_id)
+    tournament_publish(tournament_id, tables=False)
+
+
+def tables_publish_trailing(tournament_id: int) -> None:
+    """The message at the end of the table pages' throttled seconds (lobby.tasks)."""
+    throttle = _tables_throttle(tournament_id)
+    throttle.trailing_began()
+    send(_tables_parts(tournament_id, _reader(tournament_id)))
 
 
 def _throttle(tournament_id: int) -> Throttle:
     """An event's lobby row and Tournament Info hear of it at most once a second."""
     return Throttle(f"tournament-{tournament_id}", tournament_publish_task.s(tournament_id))
+
+
+def _tables_throttle(tournament_id: int) -> Throttle:
+    """Every table page of an event hears of the players left at most every
+    TABLES_SECONDS: a big field's players go out by the dozen, and each message goes
+    to every seat of every table."""
+    return Throttle(f"tables-{tournament_id}", tables_publish_task.s(tournament_id), TABLES_SECONDS)
+
+
+def _tables_parts(tournament_id: int, tournament: Reader) -> list[Part]:
+    return [
+        Part(
+            group_name("tables", language=language, tournament_id=tournament_id),
+            _in(language, functools.partial(_clock_html, tournament)),
+        )
+        for language in LANGUAGES
+    ]
 
 
 def _reader(tournament_id: int) -> Reader:

@@ -7,3 +7,11 @@ def tournament_publish_task(tournament_id: int) -> None:
     from lobby.live import tournament_publish_trailing  # lobby.live imports this module
 
     tournament_publish_trailing(tournament_id)
+
+
+@shared_task
+def tables_publish_task(tournament_id: int) -> None:
+    """The event's line on every table page at the end of its throttled seconds (lobby.live queues it)."""
+    from lobby.live import tables_publish_trailing  # lobby.live imports this module
+
+    tables_publish_trailing(tournament_id)

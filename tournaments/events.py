@@ -13,12 +13,15 @@ class TournamentChanged:
     """What the lobby and Tournament Info show of the event changed; `created`: a new
     event (every lobby fetches its list again); `clock_only`: only the level, a
     countdown or a pause changed, not the lobby's row; `chips_only`: only the players'
-    chips (a hand without anyone out), not what every table shows of the event."""
+    chips (a hand without anyone out), not what every table shows of the event;
+    `clock`: the clock changed it, which every table page shows at once (the players
+    left it shows, only every few seconds)."""
 
     tournament_id: int
     created: bool = False
     clock_only: bool = False
     chips_only: bool = False
+    clock: bool = False  # the clock changed it (a level, a break, a pause, its status)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.floor import floor_hand_finished
 from tournaments.services.integrity import prize_confiscate
+from tournaments.services.tables import hand_act
 from wallet.events import BalancesChanged
 from wallet.services import deposit_create
 
@@ -538,12 +539,16 @@ def test_a_registration_by_a_player_with_no_page_open_costs_one_cache_read(
     assert sent.texts == sent.refreshes == renders == []  # that message carries the change; bob has no page open
 
     # This process now knows the queued message carries its changes: the next commit
-    # reads only the player's mark (and finds it unheard).
+    # reads nothing of the event's lobby row and Tournament Info, only the player's mark
+    # (and finds it unheard), with the table pages' (their players left, at a pace of
+    # their own), in its one round trip.
     carol = funded("carol")
     reads.clear()
     with django_capture_on_commit_callbacks(execute=True):
         entry_register(tournament_id=event.pk, player=carol, now=timezone.now())
-    assert reads == [[listened_key(f"user-{carol.pk}")]]
+    assert len(reads) == 1
+    assert listened_key(f"user-{carol.pk}") in reads[0]
+    assert not [key for key in reads[0] if f"tournament-{event.pk}" in key]
     assert sent.texts == sent.refreshes == renders == []
 
 
@@ -648,6 +653,60 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
     (table,) = sent.texts
     assert table[0] == f"table-{tournament.pk}-1.en"
     assert "players left" not in table[1]
+
+
+def test_the_players_left_reach_every_table_page_every_few_seconds_and_a_new_level_at_once(sent):
+    tournament, _ = heads_up_tables(4)
+    listening(f"tables-{tournament.pk}.en")
+
+    deliver([TournamentChanged(tournament.pk)])  # a player out: the players left changed
+    assert sent.groups() == [f"tables-{tournament.pk}.en"]
+    sent.texts.clear()
+    deliver([TournamentChanged(tournament.pk)])  # another, within the table pages' pace: a message queued for its end
+    assert sent.groups() == []
+    assert cache.get(f"live:trailing:tables-{tournament.pk}") is not None
+    deliver([TournamentChanged(tournament.pk, clock_only=True, clock=True)])  # a new level: at once
+    assert sent.groups() == [f"tables-{tournament.pk}.en"]
+    assert "Level 1: blinds" in sent.texts[0][1]
+
+
+def test_an_action_sends_the_tables_watchers_only_the_seats_and_the_felt_it_changed(
+    sent, client, django_capture_on_commit_callbacks
+):
+    tournament, _ = heads_up_tables(2)
+    listening(f"table-{tournament.pk}-1.en", f"table-{tournament.pk}-1.da")
+    row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
+    actor, seats = row.to_act, {int(seat) for seat in row.seats}
+    player = Entry.objects.get(pk=int(row.seats[str(actor)])).player_id
+
+    with django_capture_on_commit_callbacks(execute=True):
+        row = hand_act(hand_id=row.pk, player_id=player, at=0, kind="cc", now=timezone.now()).hand
+
+    texts = dict(sent.texts)
+    assert set(texts) == {f"table-{tournament.pk}-1.en", f"table-{tournament.pk}-1.da"}
+    english = texts[f"table-{tournament.pk}-1.en"]
+    assert f'id="table-{tournament.pk}-1"' not in english  # not the whole table
+    # Heads-up the button completes the small blind: his seat (the bet, the turn gone)
+    # and the big blind's (his turn now), and the pot, each swapped in by its id.
+    for seat in seats:
+        assert f'id="seat-{tournament.pk}-1-{seat}" data-seat="{seat}" hx-swap-oob="true"' in english
+    assert f'id="felt-{tournament.pk}-1" hx-swap-oob="true"' in english
+    assert f'class="seat to-act" id="seat-{tournament.pk}-1-{row.to_act}"' in english
+    assert "Bet" in english
+    assert "Indsats" in texts[f"table-{tournament.pk}-1.da"]  # each language's pieces in its own words
+    # The page has every part the pieces swap in.
+    page = client.get(f"/tournaments/{tournament.pk}/tables/1/").content.decode()
+    for seat in seats:
+        assert f'id="seat-{tournament.pk}-1-{seat}"' in page
+    assert f'id="felt-{tournament.pk}-1"' in page
+
+    sent.texts.clear()
+    row.refresh_from_db()
+    player = Entry.objects.get(pk=int(row.seats[str(row.to_act)])).player_id
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_act(hand_id=row.pk, player_id=player, at=1, kind="cc", now=timezone.now())  # the big blind checks
+    english = dict(sent.texts)[f"table-{tournament.pk}-1.en"]
+    assert english.count('hx-swap-oob="true"') >= 2  # the flop: the felt, and the seats whose bets went in
 
 
 def test_a_table_watched_in_both_languages_is_read_once_for_both_parts(sent, django_assert_num_queries):

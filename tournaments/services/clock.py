@@ -319,7 +319,7 @@ def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datet
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.
         clock_only = shown <= {"level", "level_ends_at", "break_ends_at", "break_pending_since", "clock_stops"}
-        record(TournamentChanged(tournament.pk, clock_only=clock_only))
+        record(TournamentChanged(tournament.pk, clock_only=clock_only, clock=True))
 
 
 def _read(locked: _Locked, now: datetime, changed_at: datetime | None = None) -> None:
