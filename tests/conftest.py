@@ -33,6 +33,7 @@ def _forget_hands():
         hands._live.clear()
     with hands._shown_lock:
         hands._shown.clear()
+        hands._paged.clear()
     nodes._nodes.read_at = float("-inf")  # the live nodes read again from the (cleared) cache
 
 

@@ -16,6 +16,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.nodes import Heartbeat, nodes_alive, table_node
 from tournaments.rules.hands import ActionKind
+from tournaments.services import hands
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import replay, replay_shown
 from tournaments.services.refusals import TournamentError
@@ -288,6 +289,23 @@ def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_rep
     assert after == replay(row).shown()  # as the acting process kept it, so the record replays
 
 
+def test_a_page_shown_at_a_later_point_of_a_hand_goes_on_from_the_last_point_shown(monkeypatch):
+    row = in_play(started(3))
+    with hands._shown_lock:  # a process that did not deal it (a web server's)
+        hands._shown.clear()
+    replay_shown(row)
+    # Another process plays on.
+    other = replay(row)
+    other.act(row.to_act, ActionKind.CHECK_CALL)
+    Hand.objects.filter(pk=row.pk).update(actions=[action.to_json() for action in other.actions])
+    row.refresh_from_db()
+    replays = []
+    monkeypatch.setattr(hands, "replay", lambda hand: replays.append(hand) or replay(hand))
+
+    assert replay_shown(row) == other.shown()
+    assert replays == []  # the action taken since applied to the state shown before, not a replay
+
+
 def test_a_nodes_tick_plays_every_turn_due_in_its_step_at_its_own_tables_once(settings):
     settings.TABLE_BOT_SECONDS, settings.TABLE_NODES = 1, 2
     tournament = started(12, bots=True)  # two tables of bots
@@ -399,7 +417,7 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     assert client.get(f"/tournaments/{tournament.pk + 1000}/tables/1/me/").status_code == 404
 
 
-def test_an_action_tells_whose_turn_it_was_and_is_to_fetch_his_own_seat_and_the_hands_end_tells_all(
+def test_an_action_tells_whose_turn_it_is_to_fetch_his_own_seat_the_actor_has_his_in_the_answer_and_the_end_tells_all(
     monkeypatch, django_capture_on_commit_callbacks
 ):
     tournament = started(4)
@@ -421,8 +439,16 @@ def test_an_action_tells_whose_turn_it_was_and_is_to_fetch_his_own_seat_and_the_
     actor = player_to_act(row)
     with django_capture_on_commit_callbacks(execute=True):
         row = hand_act(hand_id=row.pk, player_id=actor, at=1, kind="cc", now=timezone.now()).hand
-    # The others' own part shows nothing new: their cards, stacks and choices are as they were.
-    assert told() == {f"user-{actor}", f"user-{player_to_act(row)}"}
+    # The others' own part shows nothing new: their cards, stacks and choices are as they
+    # were; the actor's page has his in the answer to his action.
+    assert told() == {f"user-{player_to_act(row)}"}
+    # A turn played for him (his time ran out) tells him.
+    timed_out = player_to_act(row)
+    with django_capture_on_commit_callbacks(execute=True):
+        row = Hand.objects.get(pk=row.pk)
+        assert hand_due(hand_id=row.pk, at=len(row.actions), now=row.deadline_at)
+    row.refresh_from_db()
+    assert f"user-{timed_out}" in told()
     while row.status == HandStatus.PLAYING:
         kind = replay(row).timeout_action().kind
         with django_capture_on_commit_callbacks(execute=True):

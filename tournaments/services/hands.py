@@ -127,10 +127,15 @@ def hand_live(hand_id: int, *, table: Table) -> LiveHand:
 def _caught_up(row: Hand, kept: LiveHand | None) -> PlayedHand:
     """`row` played: the kept copy with the actions taken since, if it is the same hand
     at an earlier point of its record; else replayed."""
-    if kept is not None and kept.row.commitment == row.commitment and kept.taken <= len(row.actions):
-        played = kept.played
-        if [action.to_json() for action in played.actions] == row.actions[: kept.taken]:
-            for data in row.actions[kept.taken :]:
+    return _played_on(row, kept.played if kept is not None else None)
+
+
+def _played_on(row: Hand, played: PlayedHand | None) -> PlayedHand:
+    """`row` played: `played` (this hand at an earlier point of its record) with the
+    actions taken since; else replayed."""
+    if played is not None and "".join(played.deck) == row.deck and len(played.actions) <= len(row.actions):
+        if [action.to_json() for action in played.actions] == row.actions[: len(played.actions)]:
+            for data in row.actions[len(played.actions) :]:
                 action = Action.from_json(data)
                 played.act(action.seat, action.kind, action.amount)
             return played
@@ -289,15 +294,28 @@ def _remember_shown(row: Hand, shown: ShownHand) -> None:
             _shown.popitem(last=False)
 
 
+# The hands this process has shown pages, by id, as last shown: a page shown again at
+# a later point of the hand goes on from there rather than replaying the hand.
+_paged: OrderedDict[int, PlayedHand] = OrderedDict()
+
+
 def replay_shown(row: Hand) -> ShownHand:
     """The hand as it stands, as the pages show it: as this process played it, or
-    replayed from its record once per state."""
+    from the last point of it this process showed, once per state."""
     key = _shown_key(row)
     with _shown_lock:
         shown = _shown.get(key)
+        earlier = _paged.pop(row.pk, None)
     if shown is None:
-        shown = replay(row).shown()
+        played = _played_on(row, earlier)
+        shown = played.shown()
         _remember_shown(row, shown)
+        earlier = played
+    if earlier is not None:
+        with _shown_lock:
+            _paged[row.pk] = earlier
+            while len(_paged) > KEPT:
+                _paged.popitem(last=False)
     return shown
 
 

@@ -129,7 +129,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
             raise refuse_action(error.code, error.chips) from error
         turned = Turned()
         turn_bank_spend(row, players[entry_of(row, seat)], tournament, now, turned)
-        _go_on(live, table, turned, before=before, since=at, now=now)
+        _go_on(live, table, turned, before=before, since=at, now=now, actor=seat)
         return Played.of(live, seat)
 
     return _playing(hand_id, act, warm=False)
@@ -540,6 +540,7 @@ def _go_on(
     rng: random.Random | None = None,
     bots_wait: bool = True,
     queue: bool = True,
+    actor: int | None = None,
 ) -> None:
     """After an action: the turns that need nobody to choose (players sitting out;
     bots when they need no thinking time) are played at once; the hand is stored,
@@ -548,7 +549,8 @@ def _go_on(
     it). Records what the table's watchers see change (HandMovedOn), or, the hand
     over, TablesChanged; the players whose turns were played from the `since`-th
     action on and whose turn it is now are told to fetch their own part again
-    (everyone dealt in, the hand over)."""
+    (everyone dealt in, the hand over), but for the one at seat `actor`, who acted
+    from his page and has his part in the answer, unless it is his turn again."""
     row, hand, players = live.row, live.played, live.players
     turns_play_on(
         row,
@@ -575,6 +577,6 @@ def _go_on(
         record(TablesChanged(row.tournament_id, (table.number,), told, in_play=False))
         return
     # While the hand goes on, only these players' own part changes (their stack, their choices).
-    seats = {action.seat for action in hand.actions[since:]} | {row.to_act}
+    seats = ({action.seat for action in hand.actions[since:]} - {actor}) | {row.to_act}
     told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats if seat is not None}))
     record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), told))
