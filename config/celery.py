@@ -3,6 +3,8 @@ import os
 from celery import Celery
 from celery.signals import celeryd_init, worker_ready, worker_shutdown
 
+from tournaments.nodes import Heartbeat, node_of_queues
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("portal")
@@ -15,8 +17,6 @@ _node: dict[str, int] = {}
 @celeryd_init.connect
 def _table_node(*, options: dict, **_kwargs) -> None:
     """A worker consuming a table node's queue (`tables-<index>`) is that node."""
-    from tournaments.nodes import node_of_queues
-
     queues = options.get("queues") or []
     index = node_of_queues(queues.split(",") if isinstance(queues, str) else list(queues))
     if index is not None:
@@ -27,8 +27,6 @@ def _table_node(*, options: dict, **_kwargs) -> None:
 def _node_alive(**_kwargs) -> None:
     # Once it consumes: from now on the table's turns are queued to it (tournaments.nodes).
     if "index" in _node:
-        from tournaments.nodes import Heartbeat
-
         heartbeat = Heartbeat(_node["index"])
         heartbeat.start()
         worker_shutdown.connect(lambda **_: heartbeat.stop(), weak=False)

@@ -231,14 +231,23 @@ CELERY_DB_REUSE_MAX = 1000
 # How long the worker's ETA timer may sleep between looks at its schedule: by
 # default a second, so a tick could run up to a second late.
 CELERY_WORKER_TIMER_PRECISION = 0.05
-# The clocks' tasks have a queue of their own, for the Procfile's `clock` worker: a
-# level or a break must not wait behind the tables' turns when the room is busy.
-# Everything else goes to Celery's default queue, the Procfile's `worker`'s.
+# Queues. The clocks' tasks have one of their own, for the Procfile's `clock` worker:
+# a level or a break must not wait behind the tables' turns when the room is busy.
+# The tables' work goes to the node that plays each table (`tables-<index>`:
+# tournaments.nodes), or, what any node may do (the hands' sweep; a turn while no
+# node is known alive), to the nodes' shared queue: a node is one process, and a long
+# task there would hold its tables' turns up. Everything else (the integrity scans,
+# the lobby's end-of-second messages, tickets) goes to Celery's default queue, which
+# the `clock` worker takes too.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CLOCK_QUEUE = "clock"
+TABLES_QUEUE = "tables"
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.clock_tick": {"queue": CLOCK_QUEUE},
     "tournaments.tasks.tournaments_sweep": {"queue": CLOCK_QUEUE},
+    "tournaments.tasks.hands_sweep": {"queue": TABLES_QUEUE},
+    "tournaments.tasks.tables_tick": {"queue": TABLES_QUEUE},
+    "tournaments.tasks.hand_report": {"queue": TABLES_QUEUE},
 }
 # The table nodes (tournaments.nodes): Celery workers of one process each, the
 # Procfile's `worker`, each playing the tables rendezvous hashing gives it, so that a

@@ -43,8 +43,8 @@ class Worker:
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
-                # The tables' queue and the clocks'.
-                *("--queues", f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CLOCK_QUEUE}"),
+                # The tables' shared queue (no table node is alive), the clocks' and the rest.
+                *("--queues", f"{settings.TABLES_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CLOCK_QUEUE}"),
                 *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
                 *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
             ],

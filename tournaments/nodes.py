@@ -4,8 +4,8 @@ stays the record, and its row locks, not the routing, keep a table from being pl
 twice at once.
 
 The room runs `settings.TABLE_NODES` table nodes, each a Celery worker of one
-process consuming its own queue, `tables-<index>`, and Celery's default queue (the
-sweeps, and every turn while no node is known alive). A node says it is alive by a
+process consuming its own queue, `tables-<index>`, and the nodes' shared queue,
+`tables` (the hands' sweep, and every turn while no node is known alive). A node says it is alive by a
 key in the shared cache that it renews every NODE_RENEW_SECONDS and that lapses
 NODE_LEASE_SECONDS after its last renewal (a node killed, or cut off). A table's turns
 go to the live node that ranks highest for it by rendezvous hashing: when a node

@@ -255,7 +255,7 @@ def test_the_worker_runs_its_table_nodes_each_one_process_on_its_own_queue_and_a
         assert line[line.index("--pool") + 1] == "solo"
         queues.add(line[line.index("--queues") + 1])
         assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
-    assert queues == {"tables-0,celery", "tables-1,celery"}
+    assert queues == {"tables-0,tables", "tables-1,tables"}
     shared = RedisCache(REDIS_URL, {})
     while len(shared.get_many([alive_key(0), alive_key(1)])) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -133,12 +133,16 @@ def _caught_up(row: Hand, kept: LiveHand | None) -> PlayedHand:
 def _played_on(row: Hand, played: PlayedHand | None) -> PlayedHand:
     """`row` played: `played` (this hand at an earlier point of its record) with the
     actions taken since; else replayed."""
-    if played is not None and "".join(played.deck) == row.deck and len(played.actions) <= len(row.actions):
-        if [action.to_json() for action in played.actions] == row.actions[: len(played.actions)]:
-            for data in row.actions[len(played.actions) :]:
-                action = Action.from_json(data)
-                played.act(action.seat, action.kind, action.amount)
-            return played
+    taken = len(played.actions) if played is not None else 0
+    if (
+        played is not None
+        and "".join(played.deck) == row.deck
+        and [action.to_json() for action in played.actions] == row.actions[:taken]
+    ):
+        for data in row.actions[taken:]:
+            action = Action.from_json(data)
+            played.act(action.seat, action.kind, action.amount)
+        return played
     return replay(row)
 
 

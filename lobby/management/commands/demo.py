@@ -66,7 +66,8 @@ class Command(BaseCommand):
             app,
             pool="threads",
             concurrency=4,
-            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CLOCK_QUEUE],  # the tables' and the clocks'
+            # The tables' (no table node runs here), the clocks' and the rest.
+            queues=[settings.TABLES_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE, settings.CLOCK_QUEUE],
             perform_ping_check=False,
             loglevel="WARNING",
         ):
