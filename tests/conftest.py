@@ -6,7 +6,7 @@ from django.utils import translation
 
 from tests.factories import UserFactory
 from tournaments import nodes
-from tournaments.services import hands
+from tournaments.services import hands, ticks
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +35,8 @@ def _forget_hands():
         hands._shown.clear()
         hands._paged.clear()
     nodes._nodes.read_at = float("-inf")  # the live nodes read again from the (cleared) cache
+    with ticks._queued_lock:
+        ticks._queued.clear()  # the ticks queued, as the cleared cache knew them
 
 
 @pytest.fixture(autouse=True)

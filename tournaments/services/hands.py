@@ -47,8 +47,9 @@ if TYPE_CHECKING:
 TABLES_TICK = "tournaments.tasks.tables_tick"
 REPORT_TASK = "tournaments.tasks.hand_report"
 
-# A turn writes these fields of its hand (and its revision).
-TURN_FIELDS = ("actions", "status", "to_act", "turn_started_at", "deadline_at", "extra_time", "result", "ended_at")
+# A turn writes these fields of its hand (and its revision); one that ends it, these too.
+TURN_FIELDS = ("actions", "to_act", "turn_started_at", "deadline_at", "extra_time")
+END_FIELDS = ("status", "result", "ended_at")
 
 # Hands kept warm: more than the tables one process plays at once.
 KEPT = 4096
@@ -153,7 +154,8 @@ def hand_store(live: LiveHand, shown: ShownHand) -> None:
     unless it is over."""
     row = live.row
     stored = Hand.objects.filter(pk=row.pk, revision=row.revision, status=HandStatus.PLAYING)
-    if not stored.update(revision=row.revision + 1, **{name: getattr(row, name) for name in TURN_FIELDS}):
+    fields = TURN_FIELDS if row.status == HandStatus.PLAYING else TURN_FIELDS + END_FIELDS
+    if not stored.update(revision=row.revision + 1, **{name: getattr(row, name) for name in fields}):
         raise StaleHand
     row.revision += 1
     _remember_shown(row, shown)

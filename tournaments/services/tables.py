@@ -305,6 +305,11 @@ def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
         for row in rows:
             if row not in reported:
                 logger.warning("Hand %s at table %s was not taken by the floor", row.pk, row.table.number)
+        # Each table's hand over (its showdown, its last hands), with what the floor did
+        # there, in one message; everyone dealt in fetches his own part.
+        dealt = Entry.objects.filter(pk__in={int(pk) for row in rows for pk in row.seats.values()})
+        told = tuple(sorted(dealt.values_list("player_id", flat=True)))
+        record(TablesChanged(tournament.pk, tuple(sorted({row.table.number for row in rows})), told))
         return [row.pk for row in reported]
 
 
@@ -573,8 +578,9 @@ def _go_on(
     if queue or row.status != HandStatus.FINISHED:
         hand_queue(row)
     if row.status != HandStatus.PLAYING:
-        told = tuple(sorted(players[entry_of(row, seat)].player_id for seat in hand.seats))
-        record(TablesChanged(row.tournament_id, (table.number,), told, in_play=False))
+        if queue:  # else the caller's report tells the table (hands_report)
+            told = tuple(sorted(players[entry_of(row, seat)].player_id for seat in hand.seats))
+            record(TablesChanged(row.tournament_id, (table.number,), told, in_play=False))
         return
     # While the hand goes on, only these players' own part changes (their stack, their choices).
     seats = ({action.seat for action in hand.actions[since:]} - {actor}) | {row.to_act}

@@ -11,6 +11,8 @@ have looked (its instant is near), a commit queues one of its own: a tick that f
 nothing due does nothing. A lost tick (its worker died) is caught up by the sweeps.
 """
 
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 
 from celery import signature
@@ -36,7 +38,10 @@ def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None
     queued ahead. Call it once the change it is for has committed."""
     tick = tick_of(due)
     key = f"tick:{task}:{queue or ''}:{tick.isoformat()}"
-    if cache.add(key, True, timeout=int(kept.total_seconds())) or timezone.now() >= tick - SKEW:
+    near = timezone.now() >= tick - SKEW
+    if not near and _known(key):
+        return  # this process saw it queued: no round trip to ask again
+    if cache.add(key, True, timeout=int(kept.total_seconds())) or near:
         sent = signature(task, args=(*args, tick.isoformat()))
         try:
             if queue is None:
@@ -46,3 +51,23 @@ def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None
         except Exception:
             cache.delete(key)  # not queued: the step's next commit tries again
             raise
+    _know(key)
+
+
+# The ticks this process knows are queued: most of a table node's turns fall in steps
+# it has queued itself.
+_queued: OrderedDict[str, None] = OrderedDict()
+_queued_lock = threading.Lock()
+KNOWN = 4096
+
+
+def _known(key: str) -> bool:
+    with _queued_lock:
+        return key in _queued
+
+
+def _know(key: str) -> None:
+    with _queued_lock:
+        _queued[key] = None
+        while len(_queued) > KNOWN:
+            _queued.popitem(last=False)
