@@ -32,5 +32,5 @@ WHITENOISE_USE_FINDERS = True
 # Bots act at once and the next hand follows the last without a pause: a test plays
 # a table's hands through the services without waiting for a clock (a test that
 # runs a real worker may give the worker a pause between hands).
-TABLE_BOT_SECONDS = 0.0
+TABLE_BOT_SECONDS = env_float("TABLE_BOT_SECONDS", default=0.0)  # noqa: F405
 TABLE_HAND_GAP_SECONDS = env_float("TABLE_HAND_GAP_SECONDS", default=0.0)  # noqa: F405

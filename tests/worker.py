@@ -1,6 +1,6 @@
-"""A real Celery worker (with beat) for the tests that need one: `celery -A config
-worker -B` on the tables' queue and the clocks', in a subprocess, on the test's own
-database and Redis, with the tests' settings."""
+"""Real Celery workers for the tests that need them, in subprocesses, on the test's own
+database and Redis, with the tests' settings: `celery -A config worker -B` on every
+queue (Worker), a table node as the Procfile runs it (Node), and beat alone (Beat)."""
 
 # ruff: noqa: S603  (starts the project's own Celery worker)
 
@@ -37,17 +37,22 @@ class Worker:
             **(env or {}),
         }
 
+    name = "worker"
+
+    def command(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
+            # The tables' shared queue (no table node is alive), the clocks' and the rest.
+            *("--queues", f"{settings.TABLES_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CLOCK_QUEUE}"),
+            *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
+            *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
+        ]
+
     def start(self) -> None:
         self.starts += 1
         log = self.log_path().open("wb")
         self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--loglevel", "INFO"),
-                # The tables' shared queue (no table node is alive), the clocks' and the rest.
-                *("--queues", f"{settings.TABLES_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CLOCK_QUEUE}"),
-                *("--concurrency", "2", "--without-gossip", "--without-mingle", "--without-heartbeat"),
-                *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
-            ],
+            self.command(),
             cwd=ROOT,
             env=self.env,
             stdin=subprocess.DEVNULL,
@@ -72,12 +77,54 @@ class Worker:
         return self.proc is not None and self.proc.poll() is None
 
     def log_path(self) -> Path:
-        return self.tmp / f"worker-{self.starts}.log"
+        return self.tmp / f"{self.name}-{self.starts}.log"
 
     def log(self) -> str:
         return "\n".join(
-            (self.tmp / f"worker-{n}.log").read_text(errors="replace")[-3000:] for n in range(1, self.starts + 1)
+            (self.tmp / f"{self.name}-{n}.log").read_text(errors="replace")[-3000:] for n in range(1, self.starts + 1)
         )
+
+
+class Node(Worker):
+    """A table node as the Procfile's `worker` runs it: one process (the solo pool) on
+    its own queue `tables-<index>` and the nodes' shared one (tournaments.nodes)."""
+
+    def __init__(self, tmp: Path, index: int, *, env: dict[str, str] | None = None):
+        super().__init__(tmp, env=env)
+        self.index = index
+        self.name = f"node-{index}"
+
+    def command(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO"),
+            *("--hostname", f"tables-{self.index}@%h", "--queues", f"tables-{self.index},{settings.TABLES_QUEUE}"),
+            *("--without-gossip", "--without-mingle"),
+        ]
+
+
+class Beat(Worker):
+    """`celery -A config beat`: the sweeps, as the Procfile's `beat` sends them."""
+
+    name = "beat"
+
+    def command(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO"),
+            *("--schedule", str(self.tmp / f"celerybeat-schedule-{self.starts}")),
+        ]
+
+    def start(self) -> None:
+        self.starts += 1
+        with self.log_path().open("wb") as log:
+            self.proc = subprocess.Popen(
+                self.command(),
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
 
 def database_url() -> str:

@@ -167,6 +167,8 @@ def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
             continue  # another node's: its own tick plays it
         try:
             row = _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=True)
+        except TournamentError:
+            continue  # played meanwhile, over and over, by processes racing for it: nothing left to do
         except Exception:
             # One table's failure must not hold up the others' turns: the sweep tries it again.
             logger.exception("The turn of hand %s failed at %s", hand_id, tick)
