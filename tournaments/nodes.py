@@ -19,18 +19,20 @@ import logging
 import threading
 import time
 
+from celery import signature
 from django.conf import settings
 from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
 
-NODE_LEASE_SECONDS = 3
-NODE_RENEW_SECONDS = 1.0
+NODE_LEASE_SECONDS = 2
+NODE_RENEW_SECONDS = 0.5
 # How long a process trusts the live nodes it read: a dead node is routed to for at
 # most the lease and this.
 NODES_READ_SECONDS = 1.0
 
 QUEUE_PREFIX = "tables-"
+TAKE_OVER_TASK = "tournaments.tasks.tables_take_over"
 
 
 def node_queue(index: int) -> str:
@@ -58,12 +60,12 @@ class _Nodes:
         self.alive: tuple[int, ...] = ()
         self.lock = threading.Lock()
 
-    def get(self) -> tuple[int, ...]:
+    def get(self, *, fresh: bool = False) -> tuple[int, ...]:
         now = time.monotonic()
-        if now - self.read_at < NODES_READ_SECONDS:
+        if now - self.read_at < NODES_READ_SECONDS and not fresh:
             return self.alive
         with self.lock:
-            if now - self.read_at >= NODES_READ_SECONDS:
+            if now - self.read_at >= NODES_READ_SECONDS or fresh:
                 count = settings.TABLE_NODES
                 found = cache.get_many([alive_key(index) for index in range(count)]) if count else {}
                 self.alive = tuple(index for index in range(count) if alive_key(index) in found)
@@ -74,9 +76,10 @@ class _Nodes:
 _nodes = _Nodes()
 
 
-def nodes_alive() -> tuple[int, ...]:
-    """The table nodes alive, as this process last read them (at most NODES_READ_SECONDS ago)."""
-    return _nodes.get()
+def nodes_alive(*, fresh: bool = False) -> tuple[int, ...]:
+    """The table nodes alive, as this process last read them (at most NODES_READ_SECONDS
+    ago), or as they are now if `fresh`."""
+    return _nodes.get(fresh=fresh)
 
 
 def _rank(table_id: int, index: int) -> bytes:
@@ -96,16 +99,27 @@ def table_queue(table_id: int) -> str | None:
 
 
 class Heartbeat:
-    """A node's life, renewed in a thread of its own until it stops."""
+    """A node's life, renewed in a thread of its own until it stops. When the nodes alive
+    change (this one has just started, another died or joined), the node takes over
+    the tables that are now its own (TAKE_OVER_TASK, on its own queue): turns queued on
+    a node that died, or on the node that played them before this one joined."""
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"tables-node-{index}", daemon=True)
+        self.seen: tuple[int, ...] = ()
 
     def start(self) -> None:
         self.renew()
         self.thread.start()
+
+    def look(self) -> None:
+        """Take the tables over if the nodes alive are not the ones seen last."""
+        alive = nodes_alive(fresh=True)
+        if alive != self.seen:
+            self.seen = alive
+            signature(TAKE_OVER_TASK, args=(self.index,)).apply_async(queue=node_queue(self.index))
 
     def renew(self) -> None:
         cache.set(alive_key(self.index), True, timeout=NODE_LEASE_SECONDS)
@@ -122,6 +136,7 @@ class Heartbeat:
         while not self.stopped.wait(NODE_RENEW_SECONDS):
             try:
                 self.renew()
+                self.look()
             except Exception:
                 # The next renewal tries again; a lease that lapses meanwhile moves the tables on.
                 logger.exception("Table node %s could not renew its lease", self.index)

@@ -137,6 +137,13 @@ def tables_tick(node: int | None, tick: str) -> int:
 
 
 @shared_task
+def tables_take_over(node: int) -> int:
+    """The nodes alive changed: node `node` takes over the tables now its own
+    (tournaments.nodes.Heartbeat queues this on its queue); returns the turns it played."""
+    return tables.hands_take_over(node=node, now=timezone.now())
+
+
+@shared_task
 def hand_report(hand_id: int) -> bool:
     """A finished hand to the floor."""
     return tables.hand_report(hand_id=hand_id, now=timezone.now())

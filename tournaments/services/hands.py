@@ -334,10 +334,12 @@ def hand_queue(row: Hand) -> None:
     if row.status == HandStatus.FINISHED:
         transaction.on_commit(partial(_report_queue, row.pk, row.table_id), robust=True)
     elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
-        transaction.on_commit(partial(_turn_queue, row.table_id, row.deadline_at), robust=True)
+        transaction.on_commit(partial(turn_queue, row.table_id, row.deadline_at), robust=True)
 
 
-def _turn_queue(table_id: int, due: datetime) -> None:
+def turn_queue(table_id: int, due: datetime) -> None:
+    """The tick of the node that plays the table, for a turn due at `due`, queued now
+    unless a commit queued it already (hand_queue: once committed)."""
     node = table_node(table_id, nodes_alive())
     queue = None if node is None else node_queue(node)
     ahead = max(due - timezone.now(), timedelta(0))

@@ -50,6 +50,7 @@ from tournaments.services.hands import (
     hand_warm,
     hands_touch,
     replay,
+    turn_queue,
 )
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
 from tournaments.services.ticks import TICK_STEP
@@ -173,6 +174,34 @@ def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
             # One table's failure must not hold up the others' turns: the sweep tries it again.
             logger.exception("The turn of hand %s failed at %s", hand_id, tick)
             continue
+        if row is not None:
+            played += 1
+            if row.status == HandStatus.FINISHED:
+                reporting.add(tournament_id)
+    for tournament_id in sorted(reporting):
+        hands_report(tournament_id=tournament_id, now=now)
+    return played
+
+
+def hands_take_over(*, node: int, now: datetime) -> int:
+    """The nodes alive changed (one died, or this one joined): every turn at the tables
+    `node` plays now, queued on another node's queue, is played here if it is due,
+    else its tick is queued on this node's. Returns how many turns were played."""
+    alive = nodes_alive(fresh=True)
+    played, reporting = 0, set()
+    in_play = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__isnull=False)
+    for hand_id, table_id, tournament_id, revision, deadline in in_play.values_list(
+        "pk", "table_id", "tournament_id", "revision", "deadline_at"
+    ):
+        if table_node(table_id, alive) != node or deadline is None:  # None: never, filtered
+            continue
+        if deadline > now:
+            turn_queue(table_id, deadline)
+            continue
+        try:
+            row = _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=True)
+        except TournamentError:
+            continue  # played meanwhile
         if row is not None:
             played += 1
             if row.status == HandStatus.FINISHED:
