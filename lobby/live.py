@@ -292,8 +292,14 @@ def _tables_parts(tournament_id: int, tournament: Reader) -> list[Part]:
 
 def _reader(tournament_id: int) -> Reader:
     """The tournament, read once, when a part first renders it."""
-    related = Tournament.objects.select_related("blind_structure", "satellite_target")
-    return functools.cache(lambda: related.filter(pk=tournament_id).first())
+
+    def read() -> Tournament | None:
+        try:
+            return Tournament.objects.select_related("blind_structure", "satellite_target").get(pk=tournament_id)
+        except Tournament.DoesNotExist:
+            return None
+
+    return functools.cache(read)
 
 
 def _reload() -> str:
@@ -311,8 +317,14 @@ def _clock_html(tournament: Reader) -> str:
 def _table_reader(tournament_id: int, number: int) -> Callable[[], Table | None]:
     """The table with its tournament, read once (one query, the tournament's own
     fields alone), when a part first renders it."""
-    related = Table.objects.select_related("tournament")
-    return functools.cache(lambda: related.filter(tournament_id=tournament_id, number=number).first())
+
+    def read() -> Table | None:
+        try:  # get(): by its unique key, without ordering every column read
+            return Table.objects.select_related("tournament").get(tournament_id=tournament_id, number=number)
+        except Table.DoesNotExist:
+            return None
+
+    return functools.cache(read)
 
 
 def _chat_html(table: Callable[[], Table | None]) -> str:

@@ -4,6 +4,7 @@ everyone (the table's live group); the player's own part is rendered for him alo
 by the request that fetches it, and follows him when he is moved to another table."""
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -17,7 +18,7 @@ from django_htmx.middleware import HtmxDetails
 
 from accounts.models import User
 from lobby.forms import SitOutForm, TableActionForm
-from tournaments.models import Entry, EntryStatus, Hand, Table, Tournament
+from tournaments.models import ENTERED, Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import ShownHand
 from tournaments.selectors import tournament_clock
 from tournaments.services.chat import chat_post, chat_shown
@@ -58,11 +59,7 @@ def table_own_part(request: SignedInRequest, pk: int, number: int) -> HttpRespon
     """The player's own part of the page, fetched again each time his table changes;
     when he has been moved, his page follows him to his new table."""
     # His entry with his table and its event, in one read: mostly all the part needs but the hand.
-    entry = (
-        Entry.objects.select_related("table__tournament")
-        .filter(tournament=pk, player=request.user, status__in=[EntryStatus.ACTIVE, EntryStatus.ELIMINATED])
-        .first()
-    )
+    entry = _entered(Entry.objects.select_related("table__tournament"), pk, request.user.pk)
     if entry is not None and entry.table is not None and entry.table.number == number:
         tournament, table = entry.table.tournament, entry.table
     else:
@@ -203,21 +200,27 @@ def table_clock_html(tournament: Tournament) -> str:
 def _table(pk: int, number: int) -> tuple[Tournament, Table]:
     """The table with its event, in one read: every action and every fetch of a
     player's own part starts here."""
-    table = Table.objects.select_related("tournament__blind_structure").filter(tournament=pk, number=number).first()
-    if table is None:
+    try:
+        # get(): one row by its unique key, read without ordering a hundred columns.
+        table = Table.objects.select_related("tournament__blind_structure").get(tournament=pk, number=number)
+    except Table.DoesNotExist:
         get_object_or_404(Tournament, pk=pk)
-        raise Http404(_("This tournament has no such table."))
+        raise Http404(_("This tournament has no such table.")) from None
     return table.tournament, table
 
 
 def _entry(request: HttpRequest, tournament: Tournament) -> Entry | None:
     if not request.user.is_authenticated:
         return None
-    return (
-        Entry.objects.select_related("table")
-        .filter(tournament=tournament, player=request.user, status__in=[EntryStatus.ACTIVE, EntryStatus.ELIMINATED])
-        .first()
-    )
+    return _entered(Entry.objects.select_related("table"), tournament.pk, request.user.pk)
+
+
+def _entered(entries: "QuerySet[Entry]", tournament_id: int, player_id: int) -> Entry | None:
+    """The player's entry in the tournament, if he is entered (one at most: rule 9)."""
+    try:
+        return entries.get(tournament=tournament_id, player=player_id, status__in=ENTERED)
+    except Entry.DoesNotExist:
+        return None
 
 
 def _context(request: HttpRequest, tournament: Tournament, table: Table, *, error: str = "") -> dict:

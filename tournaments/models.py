@@ -120,7 +120,7 @@ class BlindLevel(models.Model):
     seconds = models.PositiveSmallIntegerField(_("seconds"), default=0, validators=[MaxValueValidator(59)])
 
     class Meta:
-        ordering = ["structure", "position"]
+        ordering = ["structure_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["structure", "position"], name="blind_level_unique_position"),
             models.CheckConstraint(condition=Q(big_blind__gt=models.F("small_blind")), name="big_blind_above_small"),
@@ -591,7 +591,9 @@ class Table(models.Model):
     broken_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["tournament", "number"]
+        # By the column, not the event: ordering by a foreign key follows its model's
+        # ordering, a join on every read of tables that names no order of its own.
+        ordering = ["tournament_id", "number"]
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="table_number_unique")]
 
     def __str__(self) -> str:
@@ -766,7 +768,7 @@ class Hand(models.Model):
     integrity_scanned = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
-        ordering = ["table", "pk"]
+        ordering = ["table_id", "pk"]
         indexes = [
             models.Index(fields=["table", "number"], name="hand_table_number"),
             models.Index(fields=["status", "deadline_at"], name="hand_due"),
@@ -827,7 +829,7 @@ class ChatMessage(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["table", "created_at", "pk"]
+        ordering = ["table_id", "created_at", "pk"]
         indexes = [
             models.Index(fields=["table", "created_at"], name="chat_table_time"),
             models.Index(fields=["player", "created_at"], name="chat_player_time"),
@@ -910,7 +912,7 @@ class IntegritySignal(models.Model):
     flag = models.ForeignKey(IntegrityFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="signals")
 
     class Meta:
-        ordering = ["hand", "ref"]
+        ordering = ["hand_id", "ref"]
         constraints = [
             models.UniqueConstraint(
                 fields=["hand", "kind", "player", "other"],
