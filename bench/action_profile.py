@@ -14,17 +14,16 @@ hands follow each other at once (TABLE_HAND_GAP_SECONDS=0), so each bot turn is
 one task and nothing waits on the clock.
 
 This process plays the room in turn, one action a unit, each measured alone:
-- a bot's turn as its table node plays it: the task `tournaments.tasks.tables_tick`
-  for the step of the bot's deadline (every turn due in it), then the floor's report
-  of a hand it ended (`tournaments.tasks.hands_report_tick`, the next deal
-  included);
+- a bot's turn as the worker plays it: the task `tournaments.tasks.hand_due`
+  (hand_due_reported) called in-process with the arguments the hand queued, the
+  hand's report to the floor and the next deal included when the turn ends it;
 - a person's action as the web process plays it: an htmx form POST (check or
   call) to `/tournaments/<id>/tables/<n>/act/` through Django's test Client with
   his session and CSRF token, the transaction's on-commit callbacks run as they
   run in production; when it ends the hand, the task the hand queued for the floor
-  (`tournaments.tasks.hands_report_tick`) as the clock worker would run it;
+  (`tournaments.tasks.hand_report`) as the worker would run it;
 - after either, the person's page fetching his own part (`.../me/`) when lobby.live
-  tells it to (it is his turn now, or the hand he was dealt in ended), as
+  tells it to (he acted, it is his turn now, or the hand he was dealt in ended), as
   static/js/portal.js does;
 - in both, the live delivery each commit triggers, by the real code: the outbox
   (live.outbox), the publishers rendering the table's public part in each language
@@ -386,30 +385,10 @@ class Room:
         self.unit[2] += backend_cpu(self.backend) - database_began
         self.unit[3] += sending_cpu() - sending_began
 
-    def report(self) -> None:
-        """The floor's report of the hands finished (the clock worker's task, at the
-        next instant of the report grid), if a hand has finished."""
-        from django.utils import timezone
-
-        from tournaments.models import Hand, HandStatus
-        from tournaments.services.hands import REPORT_STEP
-        from tournaments.services.ticks import tick_of
-        from tournaments.tasks import hands_report_tick
-
-        ended = Hand.objects.filter(tournament_id=self.tournament_id, status=HandStatus.FINISHED)
-        last = ended.order_by("-ended_at").values_list("ended_at", flat=True).first()
-        if last is None:
-            return
-        tick_at = tick_of(last, REPORT_STEP)
-        while timezone.now() < tick_at:  # the task runs at its instant
-            time.sleep(0.001)
-        self.measure(
-            "the hands_report_tick task (floor)",
-            lambda: hands_report_tick(self.tournament_id, tick_at.isoformat()),
-        )
-
     def person(self, turn: Turn) -> None:
         """His action, what the worker does for it, and his page's fetch of his own part."""
+        from tournaments.tasks import hand_report
+
         browser = self.browsers[turn.entry_id]
         base = f"/tournaments/{self.tournament_id}/tables/{turn.number}/"
         form = {"hand": str(turn.hand_id), "at": str(turn.at), "kind": "cc"}
@@ -418,8 +397,8 @@ class Room:
         taken, finished = self.hand(turn.hand_id)
         if responses[0].status_code != 200 or taken <= turn.at:
             raise RuntimeError(f"the action was refused: {responses[0].status_code} {responses[0].content[:300]!r}")
-        if finished:  # the report the hand queued for the floor
-            self.report()
+        if finished:  # the task the hand queued for the floor
+            self.measure("the hand_report task (worker)", lambda: hand_report(turn.hand_id))
         self.own_part(turn.entry_id, turn.number)  # told to (lobby.live): he acted
 
     def bot(self, turn: Turn) -> int:
@@ -441,7 +420,6 @@ class Room:
         self.measure("the tables_tick task (worker)", lambda: played.append(tables_tick(None, tick)))
         if not played[0]:
             raise RuntimeError(f"the turn of hand {turn.hand_id} after {turn.at} actions was not played")
-        self.report()  # of the hands the tick ended
         status, to_act, seats = Hand.objects.values_list("status", "to_act", "seats").get(pk=turn.hand_id)
         told = set(seats.values()) if status != HandStatus.PLAYING else {seats[str(to_act)]}
         for entry_id in sorted(int(entry) for entry in told if int(entry) in self.people):

@@ -236,10 +236,9 @@ CELERY_WORKER_TIMER_PRECISION = 0.05
 # The tables' work goes to the node that plays each table (`tables-<index>`:
 # tournaments.nodes), or, what any node may do (the hands' sweep; a turn while no
 # node is known alive), to the nodes' shared queue: a node is one process, and a long
-# task there would hold its tables' turns up. Everything else (the floor's reports of
-# finished hands, which wait for their tournament's lock; the integrity scans; the
-# lobby's end-of-second messages; tickets) goes to Celery's default queue, which the
-# `clock` worker takes too.
+# task there would hold its tables' turns up. Everything else (the integrity scans,
+# the lobby's end-of-second messages, tickets) goes to Celery's default queue, which
+# the `clock` worker takes too.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CLOCK_QUEUE = "clock"
 TABLES_QUEUE = "tables"
@@ -248,6 +247,7 @@ CELERY_TASK_ROUTES = {
     "tournaments.tasks.tournaments_sweep": {"queue": CLOCK_QUEUE},
     "tournaments.tasks.hands_sweep": {"queue": TABLES_QUEUE},
     "tournaments.tasks.tables_tick": {"queue": TABLES_QUEUE},
+    "tournaments.tasks.hand_report": {"queue": TABLES_QUEUE},
 }
 # The table nodes (tournaments.nodes): Celery workers of one process each, the
 # Procfile's `worker`, each playing the tables rendezvous hashing gives it, so that a

@@ -1,7 +1,6 @@
 """Real Celery workers for the tests that need them, in subprocesses, on the test's own
 database and Redis, with the tests' settings: `celery -A config worker -B` on every
-queue (Worker), a table node as the Procfile runs it (Node), its clock worker (Clock),
-and beat alone (Beat)."""
+queue (Worker), a table node as the Procfile runs it (Node), and beat alone (Beat)."""
 
 # ruff: noqa: S603  (starts the project's own Celery worker)
 
@@ -100,20 +99,6 @@ class Node(Worker):
             *(sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO"),
             *("--hostname", f"tables-{self.index}@%h", "--queues", f"tables-{self.index},{settings.TABLES_QUEUE}"),
             *("--without-gossip", "--without-mingle"),
-        ]
-
-
-class Clock(Worker):
-    """The Procfile's `clock` worker: the clocks' queue and Celery's default one (the
-    floor's reports among them), without beat."""
-
-    name = "clock"
-
-    def command(self) -> list[str]:
-        return [
-            *(sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO"),
-            *("--queues", f"{settings.CLOCK_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE}", "--concurrency", "2"),
-            *("--hostname", "clock@%h", "--without-gossip", "--without-mingle"),
         ]
 
 

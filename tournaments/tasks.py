@@ -144,14 +144,9 @@ def tables_take_over(node: int) -> int:
 
 
 @shared_task
-def hands_report_tick(tournament_id: int, tick: str) -> int:
-    """The tournament's hands finished by `tick` to the floor
-    (tournaments.services.hands.hand_queue queues it); returns how many."""
-    tick_at = datetime.fromisoformat(tick)
-    if timezone.now() < tick_at:
-        hands_report_tick.apply_async((tournament_id, tick), eta=tick_at)
-        return 0
-    return len(tables.hands_report(tournament_id=tournament_id, now=timezone.now()))
+def hand_report(hand_id: int) -> bool:
+    """A finished hand to the floor."""
+    return tables.hand_report(hand_id=hand_id, now=timezone.now())
 
 
 @shared_task

@@ -292,7 +292,7 @@ def test_an_elimination_queues_one_scan_after_its_commit(monkeypatch, django_cap
             sent.append((self.name, self.args))
 
     monkeypatch.setattr("tournaments.services.integrity.signature", Sent)
-    monkeypatch.setattr("tournaments.services.ticks.signature", Sent)
+    monkeypatch.setattr("tournaments.services.hands.signature", Sent)
     tournament, (short, deep) = started([1000, 5000])
     scans = lambda: [args for name, args in sent if name == "tournaments.tasks.integrity_scan"]  # noqa: E731
 

@@ -26,7 +26,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
-from tests.worker import Beat, Clock, Node
+from tests.worker import Beat, Node
 from tournaments import nodes
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
 from tournaments.nodes import node_queue, nodes_alive, table_node
@@ -77,19 +77,17 @@ def stored_turns() -> list[tuple]:
 
 @pytest.fixture
 def room(tmp_path, settings):
-    """Two table nodes, alive, and the clock worker (the floor's reports); the bots
-    think `TABLE_BOT_SECONDS` and the next hand follows at once. The nodes, in order."""
+    """Two table nodes, alive; the bots think `TABLE_BOT_SECONDS` and the next hand follows at once."""
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
     env = {"TABLE_BOT_SECONDS": "0.05", "TABLE_HAND_GAP_SECONDS": "0"}
     settings.TABLE_BOT_SECONDS, settings.TABLE_HAND_GAP_SECONDS, settings.TABLE_NODES = 0.05, 0.0, 2
     started = [Node(tmp_path, index, env=env) for index in (0, 1)]
-    clock = Clock(tmp_path, env=env)
-    for worker in (*started, clock):
-        worker.start()
+    for node in started:
+        node.start()
     waited(lambda: alive() == (0, 1), started, "both nodes alive")
     yield started
-    for worker in (*started, clock):
-        worker.kill()
+    for node in started:
+        node.kill()
 
 
 def alive() -> tuple[int, ...]:

@@ -27,13 +27,14 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
+from celery import signature
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Table, Tournament
-from tournaments.nodes import node_queue, nodes_alive, table_node
+from tournaments.nodes import node_queue, nodes_alive, table_node, table_queue
 from tournaments.rules.floor import Deal
 from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.rules.hands import Hand as PlayedHand
@@ -44,10 +45,7 @@ if TYPE_CHECKING:
     from tournaments.table_selectors import InPlayView
 
 TABLES_TICK = "tournaments.tasks.tables_tick"
-REPORT_TICK = "tournaments.tasks.hands_report_tick"
-# A finished hand goes to the floor at the next instant of this grid, with every other
-# hand of its tournament finished by then: a big field's floor is read once for several.
-REPORT_STEP = timedelta(milliseconds=250)
+REPORT_TASK = "tournaments.tasks.hand_report"
 
 # A turn writes these fields of its hand (and its revision); one that ends it, these too.
 TURN_FIELDS = ("actions", "to_act", "turn_started_at", "deadline_at", "extra_time")
@@ -330,22 +328,13 @@ def replay_shown(row: Hand) -> ShownHand:
 def hand_queue(row: Hand) -> None:
     """Once committed: the tick of the table's node that plays the turn at its
     deadline (tournaments.tasks.tables_tick, one for every turn of the node due in
-    its step), or the floor's report of its tournament's finished hands
-    (tournaments.tasks.hands_report_tick, off the nodes: a report waits for the
-    tournament's lock, which a node's other tables must not). A tick that finds the
-    turn played, or the hand reported, does nothing; the sweep
-    (tournaments.tasks.hands_sweep) catches up one lost with its worker."""
+    its step), or the task that reports a finished hand to the floor. A tick that
+    finds the turn played does nothing; the sweep (tournaments.tasks.hands_sweep)
+    catches up a tick lost with its node."""
     if row.status == HandStatus.FINISHED:
-        ended = row.ended_at or timezone.now()
-        transaction.on_commit(partial(report_queue, row.tournament_id, ended), robust=True)
+        transaction.on_commit(partial(_report_queue, row.pk, row.table_id), robust=True)
     elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
         transaction.on_commit(partial(turn_queue, row.table_id, row.deadline_at), robust=True)
-
-
-def report_queue(tournament_id: int, ended: datetime) -> None:
-    """The floor's report of the tournament's hands finished by the next instant of the
-    report grid, queued unless a commit queued it already."""
-    tick_queue(REPORT_TICK, ended, tournament_id, kept=timedelta(minutes=1), step=REPORT_STEP)
 
 
 def turn_queue(table_id: int, due: datetime) -> None:
@@ -355,6 +344,14 @@ def turn_queue(table_id: int, due: datetime) -> None:
     queue = None if node is None else node_queue(node)
     ahead = max(due - timezone.now(), timedelta(0))
     tick_queue(TABLES_TICK, due, node, queue=queue, kept=ahead + timedelta(minutes=1))
+
+
+def _report_queue(hand_id: int, table_id: int) -> None:
+    queue, sent = table_queue(table_id), signature(REPORT_TASK, args=(hand_id,))
+    if queue is None:
+        sent.apply_async()
+    else:
+        sent.apply_async(queue=queue)
 
 
 def hand_moved_past(hand_id: int, at: int) -> bool:

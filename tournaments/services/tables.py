@@ -158,21 +158,28 @@ def hand_due(
 def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
     """A table node's tick: every turn due in the step ending at `tick` at the tables
     `node` plays (every table, if None: no node is known alive), each in a
-    transaction of its own (a hand one ends goes to the floor's report: hand_queue).
-    Returns how many turns were played."""
+    transaction of its own; then the hands they ended given to the floor, a
+    tournament's all at once. Returns how many turns were played."""
     due = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__gt=tick - TICK_STEP, deadline_at__lte=tick)
     alive = nodes_alive()
-    played = 0
-    for hand_id, table_id, revision in due.values_list("pk", "table_id", "revision"):
+    played, reporting = 0, set()
+    for hand_id, table_id, tournament_id, revision in due.values_list("pk", "table_id", "tournament_id", "revision"):
         if node is not None and table_node(table_id, alive) != node:
             continue  # another node's: its own tick plays it
         try:
-            played += _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=False) is not None
+            row = _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=True)
         except TournamentError:
             continue  # played meanwhile, over and over, by processes racing for it: nothing left to do
         except Exception:
             # One table's failure must not hold up the others' turns: the sweep tries it again.
             logger.exception("The turn of hand %s failed at %s", hand_id, tick)
+            continue
+        if row is not None:
+            played += 1
+            if row.status == HandStatus.FINISHED:
+                reporting.add(tournament_id)
+    for tournament_id in sorted(reporting):
+        hands_report(tournament_id=tournament_id, now=now)
     return played
 
 
@@ -181,18 +188,26 @@ def hands_take_over(*, node: int, now: datetime) -> int:
     `node` plays now, queued on another node's queue, is played here if it is due,
     else its tick is queued on this node's. Returns how many turns were played."""
     alive = nodes_alive(fresh=True)
-    played = 0
+    played, reporting = 0, set()
     in_play = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__isnull=False)
-    for hand_id, table_id, revision, deadline in in_play.values_list("pk", "table_id", "revision", "deadline_at"):
+    for hand_id, table_id, tournament_id, revision, deadline in in_play.values_list(
+        "pk", "table_id", "tournament_id", "revision", "deadline_at"
+    ):
         if table_node(table_id, alive) != node or deadline is None:  # None: never, filtered
             continue
         if deadline > now:
             turn_queue(table_id, deadline)
             continue
         try:
-            played += _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=False) is not None
+            row = _turn_due(hand_id=hand_id, revision=revision, now=now, rng=None, report=True)
         except TournamentError:
             continue  # played meanwhile
+        if row is not None:
+            played += 1
+            if row.status == HandStatus.FINISHED:
+                reporting.add(tournament_id)
+    for tournament_id in sorted(reporting):
+        hands_report(tournament_id=tournament_id, now=now)
     return played
 
 

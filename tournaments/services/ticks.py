@@ -25,21 +25,18 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 SKEW = timedelta(milliseconds=500)
 
 
-def tick_of(due: datetime, step: timedelta = TICK_STEP) -> datetime:
-    """The tick that does what is due at `due`: the next instant of the grid (of `step`)."""
-    micros_step = step // timedelta(microseconds=1)
+def tick_of(due: datetime) -> datetime:
+    """The tick that does what is due at `due`: the next instant of the grid."""
+    step = TICK_STEP // timedelta(microseconds=1)
     micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return _EPOCH + timedelta(microseconds=-(-micros // micros_step) * micros_step)
+    return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
 
 
-def tick_queue(
-    task: str, due: datetime, *args: object, queue: str | None = None, kept: timedelta, step: timedelta = TICK_STEP
-) -> None:
-    """Queue `task`(*args, tick) for the tick of `due` on the grid of `step` (on
-    `queue`, else as Celery routes it), unless a commit queued it already; `kept`:
-    longer than any tick is queued ahead. Call it once the change it is for has
-    committed."""
-    tick = tick_of(due, step)
+def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None, kept: timedelta) -> None:
+    """Queue `task`(*args, tick) for the tick of `due` (on `queue`, else as Celery
+    routes it), unless a commit queued it already; `kept`: longer than any tick is
+    queued ahead. Call it once the change it is for has committed."""
+    tick = tick_of(due)
     key = f"tick:{task}:{queue or ''}:{tick.isoformat()}"
     near = timezone.now() >= tick - SKEW
     if not near and _known(key):
