@@ -4,19 +4,19 @@ any table fall behind, and what does one action cost (CPU, SQL statements)?
 
 The production stack, as the Procfile runs it: `web` (gunicorn, WEB_CONCURRENCY
 processes of WEB_THREADS threads, defaults 2 and 4), `ws` (uvicorn, WS_CONCURRENCY
-processes, default 2), a Celery `worker` (CELERY_CONCURRENCY, default 2), `clock` and `beat`,
-on PostgreSQL (a throwaway database, migrated) and Redis (database 13, flushed: the
-broker, the channel layer, the cache and the sessions; BENCH_TABLES_REDIS_URL), DEBUG
-off, at the project's own priorities: the bench sets none (the worker lowers its
-own, WORKER_NICE); each process's nice is printed.
+processes, default 2), `worker` (TABLE_NODES table nodes, default 2, one process
+each), `clock` and `beat`, on PostgreSQL (a throwaway database, migrated) and Redis
+(database 13, flushed: the broker, the channel layer, the cache and the sessions;
+BENCH_TABLES_REDIS_URL), DEBUG off, at the project's own priorities: the bench sets
+none, and prints each process's nice.
 
 One tournament of `--tables` x 9 players (200 x 9 = 1,800; funded with
 deposit_create, entered with entry_register), 10,000 chips at 50/100 for the whole
 run, its seats drawn by the clock in this process. Then at each table one seat, not
 the one to act, becomes a person (is_bot off; action time 120 s): the bench plays
 him, the bots at his table and everywhere else play through the worker (their
-deadlines are the worker's tasks; TABLE_BOT_SECONDS 0.5 to think, `--bot-seconds`,
-where production's default is 1.5; a hand's gap TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
+deadlines are the table nodes' ticks; TABLE_BOT_SECONDS 1.5 to think, production's
+default, or `--bot-seconds`; a hand's gap TABLE_HAND_GAP_SECONDS 1). Each table is watched by 9 WebSockets on
 `table-<tournament>-<n>.en` and `tables-<tournament>.en` (the event's clock) at the
 ws process (`/ws/live/`, as the table's page): the person's own page (signed in with
 his session cookie, on his own group `user-<id>` too, fetching his own part of the
@@ -26,12 +26,13 @@ protocol, in this process).
 
 This process looks in the database every 50 ms for hands where a person is to act.
 As his browser does, it waits until his table's page shows it is his turn (every
-socket of the table has the table part marking his seat to act), then sends his
-action (check or call) as an htmx form POST to the `web` process's
-`/tournaments/<id>/tables/<n>/act/` with his session cookie and CSRF token.
-Latency of an action: from the moment the POST starts until the table part that
-follows it (one that differs from what the socket had before) has arrived on every
-socket of the table: its last socket. The table waits for the person meanwhile,
+socket of the table has had his seat marked to act: by the whole table, or by the
+seats an action changed, which is what a table's sockets get while its hand goes
+on), then sends his action (check or call) as an htmx form POST to the `web`
+process's `/tournaments/<id>/tables/<n>/act/` with his session cookie and CSRF
+token. Latency of an action: from the moment the POST starts until the table part
+that follows it (one that differs from what the socket had before) has arrived on
+every socket of the table: its last socket. The table waits for the person meanwhile,
 so nothing else at it changes the part. Actions sent during `--seconds` (60) after
 a warm-up (`--warm-up`, 30 s from the moment the worker answers) are counted: the
 seats are drawn before the worker starts, so every table's first turn is due at

@@ -52,7 +52,7 @@ TURN_FIELDS = ("actions", "to_act", "turn_started_at", "deadline_at", "extra_tim
 END_FIELDS = ("status", "result", "ended_at")
 
 # Hands kept warm: more than the tables one process plays at once.
-KEPT = 4096
+KEPT = 1024
 
 
 class StaleHand(Exception):
