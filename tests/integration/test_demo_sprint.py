@@ -20,9 +20,9 @@ pytestmark = pytest.mark.django_db
 
 
 def turn_of(player: User, tournament: Tournament) -> Hand:
-    """The bots play at once until it is `player`'s turn."""
-    entry = Entry.objects.get(tournament=tournament, player=player)
+    """The bots play at once until it is `player`'s turn, wherever the floor has moved him."""
     for _round in range(200):
+        entry = Entry.objects.get(tournament=tournament, player=player)
         for row in Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING, table=entry.table_id):
             if row.to_act is not None and entry_of(row, row.to_act) == entry.pk:
                 return row
