@@ -74,13 +74,12 @@ def table_own_part(request: SignedInRequest, pk: int, number: int) -> HttpRespon
 @login_required
 def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The player's action: fold, check or call, bet or raise to an amount."""
-    tournament, table = _table(pk, number)
     form = TableActionForm(request.POST)
     if not form.is_valid():
         # The hand and its count of actions are the page's own: changed, they name no turn.
         moved_on = "hand" in form.errors or "at" in form.errors
         error = refuse("hand_moved_on").message if moved_on else _("Choose an action and a whole number of chips.")
-        return _own_response(request, tournament, table, error=error)
+        return _own_response(request, *_table(pk, number), error=error)
     try:
         played = hand_act(
             hand_id=form.cleaned_data["hand"],
@@ -91,10 +90,12 @@ def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
             now=timezone.now(),
         )
     except TournamentError as refused:
-        return _own_response(request, tournament, table, error=refused.message)
-    if played.hand.table_id != table.pk:  # a hand of another table, named in this one's form
-        return _own_response(request, tournament, table)
-    # His part as his action left it: the hand and his entry need no reading again.
+        return _own_response(request, *_table(pk, number), error=refused.message)
+    table = played.table
+    if (table.tournament_id, table.number) != (pk, number):  # a hand of another table, named in this one's form
+        return _own_response(request, *_table(pk, number))
+    # His part as his action left it: the hand, his entry and his table need no reading again.
+    tournament = table.tournament
     own = table_own(played.hand, played.shown, played.entry, time_bank_ms=entry_time_bank(played.entry, tournament))
     return _own_html(request, tournament, table, own)
 

@@ -403,10 +403,10 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     row = in_play(tournament)
     mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act)).player
     client.force_login(mover)
-    # The POST: the user, the table with its event; under the table's lock (the event
-    # read with it), the hand, its players, the action written over the hand's revision;
-    # his part is rendered from what the action left, without reading it again.
-    with django_assert_num_queries(8):  # and the savepoint of the service's transaction, and its release
+    # The POST: the user; under the table's lock (the table and its event read with it),
+    # the hand, its players, the action written over the hand's revision; his part is
+    # rendered from what the action left, his table and event with it, without a read.
+    with django_assert_num_queries(7):  # and the savepoint of the service's transaction, and its release
         answer = client.post(f"/tournaments/{tournament.pk}/tables/1/act/", {"hand": row.pk, "at": 0, "kind": "cc"})
     assert answer.status_code == 200
     assert b"Waiting for the other players" in answer.content

@@ -73,19 +73,20 @@ STALLED_REASON = "Server problem: the hand stopped when a server process was los
 
 @dataclass(frozen=True)
 class Played:
-    """What an action did: the hand after it (its row, as the pages show it) and the
-    player's entry, copies taken as it committed (the process plays on with its own);
-    and whether it was a retry."""
+    """What an action did: the hand after it (its row, as the pages show it), the
+    player's entry and his table, copies taken as it committed (the process plays on
+    with its own); and whether it was a retry."""
 
     hand: Hand
     shown: ShownHand
     entry: Entry
+    table: Table  # with its tournament, as the action read them
     retry: bool = False
 
     @classmethod
-    def of(cls, live: LiveHand, seat: int, *, retry: bool = False) -> "Played":
+    def of(cls, live: LiveHand, seat: int, table: Table, *, retry: bool = False) -> "Played":
         entry = copy.copy(live.players[entry_of(live.row, seat)])
-        return cls(copy.copy(live.row), live.shown or live.played.shown(), entry, retry)
+        return cls(copy.copy(live.row), live.shown or live.played.shown(), entry, table, retry)
 
 
 def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | None = None, now: datetime) -> Played:
@@ -116,7 +117,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
             raise refuse("not_in_hand")
         if at < len(row.actions):
             if [seat, action_kind.value, amount] == row.actions[at]:
-                return Played.of(live, seat, retry=True)
+                return Played.of(live, seat, table, retry=True)
             raise refuse("hand_moved_on")
         if row.status != HandStatus.PLAYING:
             raise refuse_action("hand_over")
@@ -131,7 +132,7 @@ def hand_act(*, hand_id: int, player_id: int, at: int, kind: str, amount: int | 
         turned = Turned()
         turn_bank_spend(row, players[entry_of(row, seat)], tournament, now, turned)
         _go_on(live, table, turned, before=before, since=at, now=now, actor=seat)
-        return Played.of(live, seat)
+        return Played.of(live, seat, table)
 
     return _playing(hand_id, act, warm=False)
 
