@@ -10,7 +10,9 @@ write's end and the next one's start, or a table that stops.
 The waits bound failures only; the tests assert what happened, never how fast.
 """
 
+import base64
 import itertools
+import json
 import os
 import re
 import threading
@@ -22,18 +24,19 @@ from io import StringIO
 import pytest
 import redis
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tests.worker import Beat, Node
 from tournaments import nodes
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
-from tournaments.nodes import node_queue, nodes_alive, table_node
+from tournaments.nodes import Heartbeat, node_queue, nodes_alive, table_node
 from tournaments.services.clock import tournament_advance
 from tournaments.services.hands import replay
+from tournaments.services.tables import hands_tick
 from tournaments.services.ticks import tick_of
-from tournaments.tasks import tables_tick
+from tournaments.tasks import hand_report, tables_tick
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -159,6 +162,62 @@ def check_hands(tournament: Tournament) -> None:
         else:
             assert not played.over
             assert played.to_act == row.to_act
+
+
+def queued(broker: str, queue: str, task: str) -> list[list]:
+    """The arguments of each `task` waiting on the broker's `queue` (kombu's Redis lists)."""
+    found = []
+    for raw in redis.Redis.from_url(broker).lrange(queue, 0, -1):
+        message = json.loads(raw)
+        if message["headers"]["task"] == task:
+            args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+            found.append(args)
+    return found
+
+
+def test_a_node_leaves_a_tournament_another_process_is_reporting_to_a_report_task_and_plays_on(settings):
+    settings.TABLE_BOT_SECONDS, settings.TABLE_HAND_GAP_SECONDS, settings.TABLE_NODES = 0.0, 0.0, 2
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
+    for index in (0, 1):
+        Heartbeat(index).renew()
+    tournament = bot_tournament(2)  # one table, heads-up
+    row = Hand.objects.get(tournament=tournament, status=HandStatus.PLAYING)
+    node = table_node(row.table_id, nodes_alive())
+    locked, release = threading.Event(), threading.Event()
+
+    def reporting() -> None:  # another process, in the middle of this tournament's report
+        try:
+            with transaction.atomic():
+                Tournament.objects.select_for_update().get(pk=tournament.pk)
+                locked.set()
+                release.wait(PATIENCE)
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=reporting)
+    other.start()
+    try:
+        assert locked.wait(PATIENCE)
+        # The node's ticks play the hand to its end, none of them waiting for the lock.
+        for _ in range(200):
+            row.refresh_from_db()
+            if row.status != HandStatus.PLAYING:
+                break
+            now = timezone.now()
+            Hand.objects.filter(pk=row.pk).update(deadline_at=now)
+            hands_tick(tick=tick_of(now), node=node, now=tick_of(now))
+        assert row.status == HandStatus.FINISHED  # ended, and not given to the floor meanwhile
+        assert other.is_alive()
+        assert queued(settings.CELERY_BROKER_URL, node_queue(node), "tournaments.tasks.hand_report") == [[row.pk]]
+    finally:
+        release.set()
+        other.join()
+
+    # The report task, as the node runs it once the lock is free, gives it to the floor.
+    assert hand_report(row.pk) is True
+    row.refresh_from_db()
+    assert row.status == HandStatus.REPORTED
+    assert Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).count() == 1  # dealt again
 
 
 def test_two_nodes_play_a_thousand_turns_each_once_however_often_their_ticks_come(room, turn_log):

@@ -332,7 +332,7 @@ def hand_queue(row: Hand) -> None:
     finds the turn played does nothing; the sweep (tournaments.tasks.hands_sweep)
     catches up a tick lost with its node."""
     if row.status == HandStatus.FINISHED:
-        transaction.on_commit(partial(_report_queue, row.pk, row.table_id), robust=True)
+        transaction.on_commit(partial(hand_report_queue, row), robust=True)
     elif row.status == HandStatus.PLAYING and row.deadline_at is not None:
         transaction.on_commit(partial(turn_queue, row.table_id, row.deadline_at), robust=True)
 
@@ -346,8 +346,9 @@ def turn_queue(table_id: int, due: datetime) -> None:
     tick_queue(TABLES_TICK, due, node, queue=queue, kept=ahead + timedelta(minutes=1))
 
 
-def _report_queue(hand_id: int, table_id: int) -> None:
-    queue, sent = table_queue(table_id), signature(REPORT_TASK, args=(hand_id,))
+def hand_report_queue(row: Hand) -> None:
+    """The task that reports a finished hand to the floor, on the queue of its table's node."""
+    queue, sent = table_queue(row.table_id), signature(REPORT_TASK, args=(row.pk,))
     if queue is None:
         sent.apply_async()
     else:

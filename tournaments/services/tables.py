@@ -46,6 +46,7 @@ from tournaments.services.hands import (
     hand_live,
     hand_moved_past,
     hand_queue,
+    hand_report_queue,
     hand_store,
     hand_warm,
     hands_touch,
@@ -163,7 +164,7 @@ def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
     tournament's all at once. Returns how many turns were played."""
     due = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__gt=tick - TICK_STEP, deadline_at__lte=tick)
     alive = nodes_alive()
-    played, reporting = 0, set()
+    played, reporting = 0, {}
     for hand_id, table_id, tournament_id, revision in due.values_list("pk", "table_id", "tournament_id", "revision"):
         if node is not None and table_node(table_id, alive) != node:
             continue  # another node's: its own tick plays it
@@ -178,10 +179,21 @@ def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
         if row is not None:
             played += 1
             if row.status == HandStatus.FINISHED:
-                reporting.add(tournament_id)
-    for tournament_id in sorted(reporting):
-        hands_report(tournament_id=tournament_id, now=now)
+                reporting[tournament_id] = row
+    _reports(reporting, now)
     return played
+
+
+def _reports(ended: dict[int, Hand], now: datetime) -> None:
+    """A node's reports after its turns: each tournament's finished hands to the floor,
+    unless another process is reporting that tournament; then a report task follows
+    one of its hands on the node's queue (hand_report), rather than the node's other
+    tables waiting for that report to end."""
+    for tournament_id, row in sorted(ended.items()):
+        try:
+            hands_report(tournament_id=tournament_id, now=now, wait=False)
+        except ReportBusy:
+            hand_report_queue(row)
 
 
 def hands_take_over(*, node: int, now: datetime) -> int:
@@ -189,7 +201,7 @@ def hands_take_over(*, node: int, now: datetime) -> int:
     `node` plays now, queued on another node's queue, is played here if it is due,
     else its tick is queued on this node's. Returns how many turns were played."""
     alive = nodes_alive(fresh=True)
-    played, reporting = 0, set()
+    played, reporting = 0, {}
     in_play = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__isnull=False)
     for hand_id, table_id, tournament_id, revision, deadline in in_play.values_list(
         "pk", "table_id", "tournament_id", "revision", "deadline_at"
@@ -206,9 +218,8 @@ def hands_take_over(*, node: int, now: datetime) -> int:
         if row is not None:
             played += 1
             if row.status == HandStatus.FINISHED:
-                reporting.add(tournament_id)
-    for tournament_id in sorted(reporting):
-        hands_report(tournament_id=tournament_id, now=now)
+                reporting[tournament_id] = row
+    _reports(reporting, now)
     return played
 
 
@@ -303,15 +314,23 @@ def hand_report(*, hand_id: int, now: datetime) -> bool:
     return tournament_id is not None and hand_id in hands_report(tournament_id=tournament_id, now=now)
 
 
-def hands_report(*, tournament_id: int, now: datetime) -> list[int]:
+class ReportBusy(Exception):
+    """Another transaction is reporting the tournament's hands (hands_report, unless `wait`)."""
+
+
+def hands_report(*, tournament_id: int, now: datetime, wait: bool = True) -> list[int]:
     """Every finished hand of the tournament to the floor (floor_hand_results), in the
     order they ended, in one transaction under the tournament's row lock: the floor
     is read once for them all, as a big field's tables finish hands faster than one
     report at a time. For each, its players' chips won or lost are applied, players
     with none are out and placed (rule 12), the table is dealt again, balanced or
-    broken (rule 16). Returns the ids of the hands reported."""
+    broken (rule 16). Returns the ids of the hands reported. Unless `wait`, raises
+    ReportBusy if another transaction holds the tournament's lock."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        locked = Tournament.objects.select_for_update(of=("self",), skip_locked=not wait).filter(pk=tournament_id)
+        tournament = locked.get() if wait else locked.first()
+        if tournament is None:
+            raise ReportBusy(tournament_id)
         # Their tables' rows are not locked: a finished hand takes no action, and the
         # floor writes each table (locking it) under the tournament's lock.
         rows = list(
