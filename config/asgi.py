@@ -12,9 +12,8 @@ from django.core.asgi import get_asgi_application
 
 # A ws process keeps every open socket's objects for as long as the socket is open:
 # thousands, long-lived. At the collector's default pace a fan-out's messages in
-# flight were promoted among them, and full passes over them (up to a second each
-# with 5,000 sockets a process) found nothing to free and held the fan-out up
-# (bench/fanout.py --10k). Young objects are collected 30 times less often, the
+# flight were promoted among them, and full passes over them found nothing to free
+# and held the fan-out up (bench/fanout.py --10k). Young objects are collected 30 times less often, the
 # whole heap 10 times: reference counting frees a fan-out's messages first.
 gc.set_threshold(20_000, 20, 100)
 
