@@ -25,6 +25,7 @@ import functools
 import json
 from collections.abc import Callable, Sequence
 
+from celery import signature
 from django.core.cache import cache
 from django.utils import timezone, translation
 
@@ -38,7 +39,6 @@ from lobby.table_views import (
     table_moved_html,
     table_recent_html,
 )
-from lobby.tasks import tables_publish_task, tournament_publish_task
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
@@ -49,6 +49,9 @@ RELOAD = json.dumps({"reload": True})
 # Every table page of an event hears of its players left at most this often (a level
 # or a pause, at once).
 TABLES_SECONDS = 10
+# Their end-of-pace messages (lobby.tasks, which call this module): sent by name.
+TOURNAMENT_TASK = "lobby.tasks.tournament_publish_task"
+TABLES_TASK = "lobby.tasks.tables_publish_task"
 
 Reader = Callable[[], Tournament | None]
 
@@ -270,14 +273,14 @@ def tables_publish_trailing(tournament_id: int) -> None:
 
 def _throttle(tournament_id: int) -> Throttle:
     """An event's lobby row and Tournament Info hear of it at most once a second."""
-    return Throttle(f"tournament-{tournament_id}", tournament_publish_task.s(tournament_id))
+    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)))
 
 
 def _tables_throttle(tournament_id: int) -> Throttle:
     """Every table page of an event hears of the players left at most every
     TABLES_SECONDS: a big field's players go out by the dozen, and each message goes
     to every seat of every table."""
-    return Throttle(f"tables-{tournament_id}", tables_publish_task.s(tournament_id), TABLES_SECONDS)
+    return Throttle(f"tables-{tournament_id}", signature(TABLES_TASK, args=(tournament_id,)), TABLES_SECONDS)
 
 
 def _tables_parts(tournament_id: int, tournament: Reader) -> list[Part]:

@@ -1,17 +1,15 @@
 from celery import shared_task
 
+from lobby.live import tables_publish_trailing, tournament_publish_trailing
+
 
 @shared_task
 def tournament_publish_task(tournament_id: int) -> None:
     """The live message at the end of a throttled second (lobby.live queues it)."""
-    from lobby.live import tournament_publish_trailing  # lobby.live imports this module
-
     tournament_publish_trailing(tournament_id)
 
 
 @shared_task
 def tables_publish_task(tournament_id: int) -> None:
     """The event's line on every table page at the end of its throttled seconds (lobby.live queues it)."""
-    from lobby.live import tables_publish_trailing  # lobby.live imports this module
-
     tables_publish_trailing(tournament_id)
