@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET
 from lobby.templatetags.poker import card, card_colour
 from tournaments.hand_selectors import hand_lines, hand_list_for_player
 from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
+from tournaments.rules.hand_history import phh_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
 from tournaments.rules.replayer import SeatStep, Step, action_steps, hand_steps
 from tournaments.services.hands import replay
@@ -136,7 +137,8 @@ def _phh(request: HttpRequest, hands: list[Hand], *, name: str) -> HttpResponse:
     texts = []
     for hand in hands:
         texts.append(
-            replay(hand).phh_for(
+            phh_for(
+                replay(hand),
                 viewers.get(hand.pk),
                 names=names[hand.pk],
                 event=hand.tournament.name,

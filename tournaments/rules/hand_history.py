@@ -75,6 +75,17 @@ def actions(hand: Hand, *, viewer: int | None, reveal_all: bool) -> list[str]:
     return written
 
 
+def phh(hand: Hand, /, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+    """The hand in PHH, every hole card written."""
+    return hand_history(hand, viewer=None, reveal_all=True, names=names, meta=meta)
+
+
+def phh_for(hand: Hand, viewer_seat: int | None, /, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+    """The same, but others' hole cards hidden ("????") unless shown down: what
+    `viewer_seat` (None: a spectator) saw."""
+    return hand_history(hand, viewer=viewer_seat, reveal_all=False, names=names, meta=meta)
+
+
 def hand_history(
     hand: Hand,
     *,

@@ -751,18 +751,3 @@ class Hand:
         assert sum(stacks.values()) == sum(self.chips), "chips must be conserved"
         shown = {self.seats[i]: self.hole_cards(self.seats[i]) for i in self.showdown_order}
         return HandResult(stacks, tuple(pots), shown, self.board)
-
-    # Hand histories
-
-    def phh(self, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
-        """The hand in PHH, PokerKit's hand-history format (tournaments.rules.hand_history)."""
-        from tournaments.rules.hand_history import hand_history
-
-        return hand_history(self, viewer=None, reveal_all=True, names=names, meta=meta)
-
-    def phh_for(self, viewer_seat: int | None, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
-        """The same, but others' hole cards hidden ("????") unless shown down: what
-        `viewer_seat` (None: a spectator) saw."""
-        from tournaments.rules.hand_history import hand_history
-
-        return hand_history(self, viewer=viewer_seat, reveal_all=False, names=names, meta=meta)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from pokerkit import HandHistory
 
 from tournaments.rules.bots import bot_action
+from tournaments.rules.hand_history import phh
 from tournaments.rules.hands import Action, ActionKind, Hand, HandSetup, new_deck
 
 
@@ -59,7 +60,7 @@ def test_bots_play_every_game_to_the_end_and_the_hand_replays(setup, seed):
     replay = Hand.play(HandSetup.from_json(setup.to_json()), deck, stored)
     assert replay.over
     assert replay.result() == result
-    assert HandHistory.loads(hand.phh()).actions == HandHistory.loads(replay.phh()).actions
+    assert HandHistory.loads(phh(hand)).actions == HandHistory.loads(phh(replay)).actions
 
 
 def test_the_bot_folds_calls_and_raises():

@@ -22,6 +22,7 @@ from pokerkit import (
 )
 
 from tests.decks import deck_for
+from tournaments.rules.hand_history import phh, phh_for
 from tournaments.rules.hands import (
     FULL_DECK,
     Action,
@@ -509,7 +510,7 @@ def played_hand() -> Hand:
 
 def test_phh_loads_back_and_pokerkit_replays_it_to_our_result():
     hand = played_hand()
-    text = hand.phh(names={1: "alice", 2: "bob", 3: "carol"}, event="Sunday", hand=12)
+    text = phh(hand, names={1: "alice", 2: "bob", 3: "carol"}, event="Sunday", hand=12)
     history = HandHistory.loads(text)
     assert history.players == ["alice", "bob", "carol"]
     assert history.seats == [1, 2, 3]
@@ -523,19 +524,19 @@ def test_phh_loads_back_and_pokerkit_replays_it_to_our_result():
 
 def test_phh_for_hides_other_players_hole_cards_unless_shown_down():
     hand = played_hand()
-    mine = HandHistory.loads(hand.phh_for(2)).actions
+    mine = HandHistory.loads(phh_for(hand, 2)).actions
     assert "d dh p2 7c2d" in mine  # his own
     assert "d dh p1 AsKd" in mine  # shown down
     assert "d dh p3 QhQc" in mine
-    spectator = HandHistory.loads(hand.phh_for(None)).actions
+    spectator = HandHistory.loads(phh_for(hand, None)).actions
     assert "d dh p2 ????" in spectator  # folded: never shown
     folded_early = Hand.play(hand.setup, hand.deck, [Action(3, CBR, 300), Action(1, F), Action(2, F)])
-    assert "d dh p3 ????" in HandHistory.loads(folded_early.phh_for(1)).actions
+    assert "d dh p3 ????" in HandHistory.loads(phh_for(folded_early, 1)).actions
 
 
 def test_phh_notes_a_short_big_blind_and_the_real_betting():
     hand = Hand(setup({1: 1000, 2: 50, 3: 1000}, button=3, sb=1, bb=2, betting="pl"), new_deck(random.Random(2)))
-    history = HandHistory.loads(hand.phh())
+    history = HandHistory.loads(phh(hand))
     assert history.starting_stacks == [1000, 100, 1000]
     assert history.user_defined_fields["_chips"] == [1000, 50, 1000]
     assert history.user_defined_fields["_betting"] == "pl"
@@ -548,7 +549,7 @@ def test_replay_equals_live_play():
     live = played_hand()
     replay = Hand.play(live.setup, live.deck, [Action.from_json(a.to_json()) for a in live.actions])
     assert replay.result() == live.result()
-    assert replay.phh() == live.phh()
+    assert phh(replay) == phh(live)
 
 
 def test_replaying_an_illegal_stored_action_raises():
