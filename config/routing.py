@@ -1,7 +1,7 @@
 from channels.generic.websocket import WebsocketConsumer
 from django.urls import path, re_path
 
-from tournaments.consumers import LiveConsumer
+from live.consumers import LiveConsumer
 
 
 class UnknownAddressConsumer(WebsocketConsumer):

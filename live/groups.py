@@ -1,5 +1,5 @@
 """The live groups a page joins, named by one function for the pages that join them
-(tournaments.consumers) and the publishers that send to them (lobby.live, deals.live).
+(live.consumers) and the publishers that send to them (lobby.live, deals.live).
 
     lobby.<language>                              the lobby's rows
     tournament-<id>.<language>                    Tournament Info

@@ -26,6 +26,7 @@ from config.asgi import application
 from deals.events import NegotiationChanged
 from deals.services import chop_request
 from live import delivery, groups, sending, throttle
+from live.consumers import FORBIDDEN
 from live.delivery import deliver
 from live.groups import listened_key, mark_listened
 from live.throttle import THROTTLE_SECONDS
@@ -35,7 +36,6 @@ from lobby.tasks import tournament_publish_task
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tests.integration.test_deals import final_table
 from tests.integration.test_integrity import finish_with_withheld_winner
-from tournaments.consumers import FORBIDDEN
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.services.clock import tournament_advance, tournament_pause
