@@ -2,7 +2,7 @@
 takes only a JSON object of Unicode text, and JSON answers where Django itself answers an error
 under /api/ (an unknown address, a bad request, a crash), so a client never gets
 an HTML page. The shape is the API's own `{"code", "message"}`
-(tournaments.api.exception_handler)."""
+(config.api_errors)."""
 
 from django.http import HttpResponse, JsonResponse
 from django.utils.translation import gettext as _

@@ -286,7 +286,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "config.api.PageNumbers",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "tournaments.api.exception_handler",
+    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     # Every body the API takes is a JSON object (config.api); anything else is a 400 or 415.
     "DEFAULT_PARSER_CLASSES": ["config.api.JSONObjectParser"],
 }

@@ -1,7 +1,7 @@
 """The deal workflow for players, by API (rule 23): ask for a deal, say whether
 you want to negotiate, read the negotiation, accept or reject a proposal. Staff
 mediate from the pages. Refusals are `{"code", "message"}` with a 4xx status, as
-everywhere in the API (tournaments.api.exception_handler)."""
+everywhere in the API (config.api_errors.exception_handler)."""
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer

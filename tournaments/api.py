@@ -1,22 +1,17 @@
-"""The tournament API (/api/v1/) and its one error shape.
+"""The tournament API (/api/v1/).
 
 Anyone may read the tournaments. A signed-in player (token or session) registers,
 unregisters, rebuys, takes the add-on and reads their own wallet; nothing takes a
 player id, so nobody reaches another player's entry or money.
 
-Every error is `{"code", "message"}`; a body, header or filter the API cannot take
-adds `"fields"`, the messages by field. A refusal by the rules (a TournamentError)
-is a 400, except those in REFUSAL_STATUS.
+Every error has the API's one shape (config.api_errors.exception_handler).
 """
 
 from dataclasses import dataclass
 from typing import cast
 
 from django import forms
-from django.apps import apps
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Case, F, QuerySet, Value, When
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -26,7 +21,6 @@ from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
@@ -63,10 +57,9 @@ from tournaments.services.entries import (
     entry_unregister_receipt,
     payment_options,
 )
-from tournaments.services.refusals import TournamentError, refuse
+from tournaments.services.refusals import refuse
 from wallet.models import Currency
 from wallet.selectors import wallet_summary
-from wallet.services import InsufficientFunds, WalletError
 
 
 class InvalidFilter(exceptions.ValidationError):
@@ -77,70 +70,6 @@ class InvalidFilter(exceptions.ValidationError):
     def __init__(self, form: LobbyFilterForm):
         super().__init__({name: list(map(str, messages)) for name, messages in form.errors.items()})
         self.message = form.error_message()
-
-
-class Refused(exceptions.APIException):
-    """A TournamentError or WalletError: the rules refused a well-formed request."""
-
-    status_code = 400
-    default_code = "refused"
-
-    def __init__(self, message: str, code: str, status_code: int = 400):
-        super().__init__(message, code=code)
-        self.status_code = status_code
-
-
-# Refusals that are not a plain 400; the schema's responses list them too.
-REFUSAL_STATUS = {
-    "insufficient_funds": status.HTTP_402_PAYMENT_REQUIRED,
-    "not_registered": status.HTTP_404_NOT_FOUND,
-    "already_registered": status.HTTP_409_CONFLICT,
-    "addon_taken": status.HTTP_409_CONFLICT,
-    "duplicate_request": status.HTTP_409_CONFLICT,
-}
-NO_SUCH_TOURNAMENT = _("No Tournament matches the given query.")
-
-
-def exception_handler(exc, context):
-    """The API's one error shape, `{"code", "message"}`, with DRF's status codes."""
-    if isinstance(exc, TournamentError):
-        exc = Refused(exc.message, code=exc.code, status_code=REFUSAL_STATUS.get(exc.code, 400))
-    elif isinstance(exc, WalletError):
-        exc = Refused(str(exc), code=exc.code, status_code=402 if isinstance(exc, InsufficientFunds) else 400)
-    elif isinstance(exc, Tournament.DoesNotExist):  # a service locking an unknown id
-        exc = exceptions.NotFound(NO_SUCH_TOURNAMENT)
-    elif isinstance(exc, ObjectDoesNotExist):  # another service's unknown id
-        exc = exceptions.NotFound(_("There is no such %(thing)s.") % {"thing": _missing_thing(exc)})
-    elif isinstance(exc, Http404):
-        exc = exceptions.NotFound(*exc.args)
-    elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied(*exc.args)
-    response = drf_exception_handler(exc, context)
-    if response is None:
-        return None  # not ours to explain: Django answers 500 and logs it
-    if isinstance(exc.detail, dict | list):
-        response.data = {"code": exc.default_code, "message": getattr(exc, "message", None) or _sentence(exc.detail)}
-        if isinstance(exc.detail, dict):
-            response.data["fields"] = exc.detail
-    else:
-        response.data = {"code": exc.detail.code, "message": str(exc.detail)}
-    return response
-
-
-def _missing_thing(exc: ObjectDoesNotExist) -> str:
-    """The verbose name of the model whose DoesNotExist this is."""
-    for model in apps.get_models():
-        if type(exc) is model.DoesNotExist:  # type: ignore[attr-defined]  # every concrete model has one
-            return str(model._meta.verbose_name)
-    return str(_("object"))
-
-
-def _sentence(detail) -> str:
-    if isinstance(detail, dict):
-        return " ".join(f"{name}: {_sentence(value)}" for name, value in detail.items())
-    if isinstance(detail, list):
-        return " ".join(_sentence(item) for item in detail)
-    return str(detail)
 
 
 def _tournaments() -> QuerySet[Tournament]:

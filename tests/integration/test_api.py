@@ -10,8 +10,8 @@ from django.utils import timezone
 from drf_spectacular.validation import validate_schema
 from rest_framework.test import APIRequestFactory
 
+from config.api_errors import exception_handler
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.api import exception_handler
 from tournaments.services.refusals import TournamentError
 
 LIST = "/api/v1/tournaments/"
