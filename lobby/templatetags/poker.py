@@ -66,16 +66,6 @@ def registration_card(context, tournament):
     }
 
 
-@register.inclusion_tag("deals/deal_card.html", takes_context=True)
-def deal_card(context, tournament):
-    """The viewer's own deal card on Tournament Info (rule 23): ask for a deal, or
-    open the negotiation they take part in. Never part of a shared page."""
-    from deals.views import deal_card_context
-
-    request = context["request"]
-    return {**deal_card_context(request, tournament), "request": request, "csrf_token": context.get("csrf_token")}
-
-
 SUITS = {"s": ("♠", "black"), "h": ("♥", "red"), "d": ("♦", "red"), "c": ("♣", "black")}
 
 
