@@ -4,10 +4,10 @@ big bet, sometimes a bet or raise (the smallest, all in, or an amount between)."
 
 import random
 
-from tournaments.rules.hands import Action, ActionKind, Hand, HandError
+from tournaments.rules.hands import Action, ActionKind, HandError, PlayedHand
 
 
-def bot_action(hand: Hand, rng: random.Random) -> Action:
+def bot_action(hand: PlayedHand, rng: random.Random) -> Action:
     legal = hand.legal()
     if legal is None:
         raise HandError("hand_over", "This hand is over.")

@@ -28,7 +28,7 @@ from pokerkit import (
     HoleDealing,
 )
 
-from tournaments.rules.hands import Hand
+from tournaments.rules.hands import PlayedHand
 
 _VARIANTS = {("holdem", "fl"): "FT", ("holdem", "nl"): "NT", ("holdem", "pl"): "NT"}
 _GAME_VARIANTS = {"omaha": "PO", "omaha_hilo": "FO/8"}
@@ -40,7 +40,7 @@ def variant(game: str, betting: str) -> str:
     return _VARIANTS.get((game, betting)) or _GAME_VARIANTS[game]
 
 
-def actions(hand: Hand, *, viewer: int | None, reveal_all: bool) -> list[str]:
+def actions(hand: PlayedHand, *, viewer: int | None, reveal_all: bool) -> list[str]:
     """The hand's PHH actions; hole cards of seats other than `viewer` hidden unless
     `reveal_all` or shown down."""
     shown = set(hand.showdown_order)
@@ -75,19 +75,21 @@ def actions(hand: Hand, *, viewer: int | None, reveal_all: bool) -> list[str]:
     return written
 
 
-def phh(hand: Hand, /, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+def phh(hand: PlayedHand, /, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
     """The hand in PHH, every hole card written."""
     return hand_history(hand, viewer=None, reveal_all=True, names=names, meta=meta)
 
 
-def phh_for(hand: Hand, viewer_seat: int | None, /, *, names: Mapping[int, str] | None = None, **meta: Any) -> str:
+def phh_for(
+    hand: PlayedHand, viewer_seat: int | None, /, *, names: Mapping[int, str] | None = None, **meta: Any
+) -> str:
     """The same, but others' hole cards hidden ("????") unless shown down: what
     `viewer_seat` (None: a spectator) saw."""
     return hand_history(hand, viewer=viewer_seat, reveal_all=False, names=names, meta=meta)
 
 
 def hand_history(
-    hand: Hand,
+    hand: PlayedHand,
     *,
     viewer: int | None,
     reveal_all: bool,

@@ -1,6 +1,6 @@
 """One hand of poker at a table (rules 6, 14, 15, 18, 25): dealing from our own deck,
 betting, the showdown and every pot's award. Pure: the services store a hand as its
-setup, its deck and its actions, and rebuild it with `Hand.play` on every call, so a
+setup, its deck and its actions, and rebuild it with `PlayedHand.play` on every call, so a
 hand is a deterministic function of those three.
 
 PokerKit runs the betting (action order, minimum raises, all-ins for less that do
@@ -381,7 +381,7 @@ def pots_of(contributions: Sequence[int], live: Sequence[bool]) -> tuple[int, ..
 
 @dataclass(frozen=True)
 class ShownHand:
-    """A hand as the pages show it, read once from its state (Hand.shown): plain
+    """A hand as the pages show it, read once from its state (PlayedHand.shown): plain
     values, which any thread may read while the hand itself plays on."""
 
     to_act: int | None
@@ -413,8 +413,8 @@ class ShownHand:
         return self.choices
 
 
-class Hand:
-    """One hand: `Hand.play(setup, deck, actions)` rebuilds it; `act` moves it on."""
+class PlayedHand:
+    """One hand: `PlayedHand.play(setup, deck, actions)` rebuilds it; `act` moves it on."""
 
     def __init__(self, setup: HandSetup, deck: Sequence[Card]):
         if len(deck) != 52 or set(deck) != FULL_DECK:
@@ -461,7 +461,7 @@ class Hand:
         self._run()
 
     @classmethod
-    def play(cls, setup: HandSetup, deck: Sequence[Card], actions: Iterable[Action] = ()) -> "Hand":
+    def play(cls, setup: HandSetup, deck: Sequence[Card], actions: Iterable[Action] = ()) -> "PlayedHand":
         """The hand as `actions` left it; HandError if one of them is illegal."""
         hand = cls(setup, deck)
         for action in actions:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from itertools import combinations
 
-from tournaments.rules.hands import RANKS, Action, ActionKind, Hand, HandSetup
+from tournaments.rules.hands import RANKS, Action, ActionKind, HandSetup, PlayedHand
 
 # A loss this large (in big blinds of the hand) in one hand counts as a transfer.
 LARGE_TRANSFER_BIG_BLINDS = 20
@@ -184,7 +184,7 @@ def hand_signals[P: Hashable](
 def _strong_folds[P: Hashable](
     hand_id: int, setup: HandSetup, deck: Sequence[str], actions: Iterable[Action], players: Mapping[int, P]
 ) -> list[Signal[P]]:
-    hand = Hand(setup, deck)
+    hand = PlayedHand(setup, deck)
     signals: list[Signal[P]] = []
     bettor, street = None, 0
     for action in actions:

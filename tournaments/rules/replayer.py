@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tournaments.rules.hands import STREETS, Action, Card, Hand, HandSetup, pots_of
+from tournaments.rules.hands import STREETS, Action, Card, HandSetup, PlayedHand, pots_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ def _street(board_size: int) -> str:
     return STREETS[{0: 0, 3: 1, 4: 2, 5: 3}[board_size]]
 
 
-def _table(hand: Hand, board: Sequence[Card], action: Action | None, *, to_act: bool = True) -> Step:
+def _table(hand: PlayedHand, board: Sequence[Card], action: Action | None, *, to_act: bool = True) -> Step:
     """The table as `hand` stands, its board shown up to `board`; once the hand is
     over, before the pots are awarded (every chip put in gathered into them). Whose
     turn it is only if `to_act` (an action that ended a street: the turn is the next
@@ -91,11 +91,11 @@ def _table(hand: Hand, board: Sequence[Card], action: Action | None, *, to_act: 
     return Step(_street(len(board)), tuple(board), seats, pots, action, hand.to_act if to_act and not over else None)
 
 
-def action_steps(setup: HandSetup, deck: Sequence[Card], actions: Sequence[Action]) -> tuple[Hand, list[Step]]:
+def action_steps(setup: HandSetup, deck: Sequence[Card], actions: Sequence[Action]) -> tuple[PlayedHand, list[Step]]:
     """The hand after `actions` (over or not), and its steps so far: the deal, one
     step per action on the street it was made on, and one per street dealt while
     the betting goes on."""
-    hand = Hand(setup, deck)
+    hand = PlayedHand(setup, deck)
     steps = [_table(hand, hand.board, None)]
     for action in actions:
         shown = steps[-1].board

@@ -1,6 +1,6 @@
 """Hands stored (rules 6, 14, 15, 18): a hand's record of truth is its setup, deck and
 actions (tournaments.models.Hand); any process rebuilds it with
-tournaments.rules.hands.Hand.play and continues it.
+tournaments.rules.hands.PlayedHand.play and continues it.
 
 This module is the hands' storage: it deals the hands the floor decides (its
 `Deal`s), loads a hand in play to play on (`hand_live`), stores it after a turn
@@ -36,8 +36,7 @@ from django.utils import timezone
 from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.nodes import node_queue, nodes_alive, table_node, table_queue
 from tournaments.rules.floor import Deal
-from tournaments.rules.hands import Action, HandSetup, ShownHand, deck_commitment, new_deck, new_salt
-from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.hands import Action, HandSetup, PlayedHand, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.services.ticks import tick_queue
 from tournaments.services.turns import turn_start
 

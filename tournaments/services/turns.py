@@ -16,7 +16,7 @@ from django.conf import settings
 
 from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.rules.bots import bot_action
-from tournaments.rules.hands import Hand as PlayedHand
+from tournaments.rules.hands import PlayedHand
 from tournaments.rules.schedule import time_bank_left
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather

@@ -9,7 +9,7 @@ from pokerkit import HandHistory
 
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hand_history import phh
-from tournaments.rules.hands import Action, ActionKind, Hand, HandSetup, new_deck
+from tournaments.rules.hands import Action, ActionKind, HandSetup, PlayedHand, new_deck
 
 
 @st.composite
@@ -45,7 +45,7 @@ def setups(draw: st.DrawFn) -> HandSetup:
 def test_bots_play_every_game_to_the_end_and_the_hand_replays(setup, seed):
     rng = random.Random(seed)
     deck = new_deck(rng)
-    hand = Hand(setup, deck)
+    hand = PlayedHand(setup, deck)
     while not hand.over:
         action = bot_action(hand, rng)
         assert hand.act(action.seat, action.kind, action.amount) == action
@@ -57,7 +57,7 @@ def test_bots_play_every_game_to_the_end_and_the_hand_replays(setup, seed):
     assert len(result.board) == 5 or not result.shown
 
     stored = [Action.from_json(action.to_json()) for action in hand.actions]
-    replay = Hand.play(HandSetup.from_json(setup.to_json()), deck, stored)
+    replay = PlayedHand.play(HandSetup.from_json(setup.to_json()), deck, stored)
     assert replay.over
     assert replay.result() == result
     assert HandHistory.loads(phh(hand)).actions == HandHistory.loads(phh(replay)).actions
@@ -68,7 +68,7 @@ def test_the_bot_folds_calls_and_raises():
     rng = random.Random(1)
     setup = HandSetup("holdem", "nl", {1: 5000, 2: 5000, 3: 5000}, 3, 1, 2, 50, 100, 0)
     for _ in range(30):
-        hand = Hand(setup, new_deck(rng))
+        hand = PlayedHand(setup, new_deck(rng))
         while not hand.over:
             action = bot_action(hand, rng)
             seen.add(action.kind)

@@ -27,9 +27,9 @@ from tournaments.rules.hands import (
     FULL_DECK,
     Action,
     ActionKind,
-    Hand,
     HandError,
     HandSetup,
+    PlayedHand,
     _Ranker,
     card_salt,
     deck_commitment,
@@ -84,7 +84,7 @@ def test_deck_commitment_matches_the_documented_one_liners():
 
 def test_the_proof_names_the_cards_a_viewer_saw_and_hides_every_other_with_its_salt():
     deck, salt = new_deck(random.Random(2)), new_salt()
-    hand = Hand(setup({1: 1000, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), deck)
+    hand = PlayedHand(setup({1: 1000, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), deck)
     hand.act(3, ActionKind.FOLD)
     hand.act(1, ActionKind.CHECK_CALL)
     hand.act(2, ActionKind.CHECK_CALL)  # the flop is dealt, after a burnt card
@@ -110,12 +110,12 @@ def test_a_deck_missing_a_card_is_refused():
     deck = list(new_deck(random.Random(1)))
     deck[0] = deck[1]
     with pytest.raises(ValueError, match="52 cards"):
-        Hand(setup(THREE, button=3, sb=1, bb=2), deck)
+        PlayedHand(setup(THREE, button=3, sb=1, bb=2), deck)
 
 
 def test_hole_cards_are_dealt_round_the_table_from_the_seat_after_the_button():
     deck = new_deck(random.Random(2))
-    hand = Hand(setup({2: 500, 5: 500, 9: 500}, button=5, sb=9, bb=2), deck)
+    hand = PlayedHand(setup({2: 500, 5: 500, 9: 500}, button=5, sb=9, bb=2), deck)
     # Order of action: 9, 2, 5 (the button last).
     assert hand.hole_cards(9) == (deck[0], deck[3])
     assert hand.hole_cards(2) == (deck[1], deck[4])
@@ -124,7 +124,7 @@ def test_hole_cards_are_dealt_round_the_table_from_the_seat_after_the_button():
 
 def test_the_board_comes_after_a_burnt_card_each_street():
     deck = deck_for(["AsKs", "2c7d", "3h8h"], "QsJsTs9c8c")
-    hand = Hand.play(setup(THREE, button=3, sb=1, bb=2), deck, [Action(3, CC), Action(1, CC), Action(2, CC)])
+    hand = PlayedHand.play(setup(THREE, button=3, sb=1, bb=2), deck, [Action(3, CC), Action(1, CC), Action(2, CC)])
     assert hand.board == ("Qs", "Js", "Ts")
     assert deck.index("Qs") == 7  # six hole cards, one burnt
 
@@ -146,7 +146,7 @@ def test_actions_and_setups_round_trip_through_json():
 def test_index_zero_is_the_seat_after_the_button_and_the_button_is_last():
     hand_setup = setup({2: 500, 4: 500, 7: 500, 9: 500}, button=7, sb=9, bb=2)
     assert hand_setup.seats == (9, 2, 4, 7)
-    hand = Hand(hand_setup, new_deck(random.Random(3)))
+    hand = PlayedHand(hand_setup, new_deck(random.Random(3)))
     assert (hand.bet(9), hand.bet(2)) == (50, 100)
     assert hand.to_act == 4
 
@@ -158,7 +158,7 @@ def test_plain_pokerkit_heads_up_gives_the_big_blind_to_player_zero():
 
 
 def test_heads_up_the_button_posts_the_small_blind_acts_first_preflop_and_last_after():
-    hand = Hand(setup({3: 1000, 6: 1000}, button=6, sb=6, bb=3), new_deck(random.Random(4)))
+    hand = PlayedHand(setup({3: 1000, 6: 1000}, button=6, sb=6, bb=3), new_deck(random.Random(4)))
     assert (hand.bet(6), hand.bet(3)) == (50, 100)
     assert hand.to_act == 6
     hand.act(6, CC)
@@ -171,7 +171,7 @@ def test_heads_up_the_button_posts_the_small_blind_acts_first_preflop_and_last_a
 
 
 def test_with_the_dead_button_only_the_big_blind_posts():
-    hand = Hand(setup({2: 1000, 5: 1000, 8: 1000}, button=4, sb=None, bb=5, ante=10), new_deck(random.Random(5)))
+    hand = PlayedHand(setup({2: 1000, 5: 1000, 8: 1000}, button=4, sb=None, bb=5, ante=10), new_deck(random.Random(5)))
     assert hand.setup.seats == (5, 8, 2)
     assert [hand.bet(seat) for seat in (5, 8, 2)] == [100, 0, 0]
     assert hand.pot_total == 130  # three antes and the big blind
@@ -179,7 +179,7 @@ def test_with_the_dead_button_only_the_big_blind_posts():
 
 
 def test_antes_are_posted_by_everyone_before_the_blinds():
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2, ante=25), new_deck(random.Random(6)))
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2, ante=25), new_deck(random.Random(6)))
     assert [hand.stack(seat) for seat in (1, 2, 3)] == [925, 875, 975]
     assert hand.pot_total == 225
 
@@ -188,7 +188,7 @@ def test_antes_are_posted_by_everyone_before_the_blinds():
 
 
 def test_acting_out_of_turn_is_refused_and_changes_nothing():
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(8)))
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(8)))
     before = (hand.to_act, hand.pot_total, list(hand.actions), hand.legal())
     with pytest.raises(HandError, match=r"^It is not your turn\.$"):
         hand.act(1, CC)
@@ -196,7 +196,7 @@ def test_acting_out_of_turn_is_refused_and_changes_nothing():
 
 
 def test_a_raise_below_the_minimum_is_refused_with_the_smallest():
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(8)))
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(8)))
     with pytest.raises(HandError, match=r"^The smallest raise is to 200\.$"):
         hand.act(3, CBR, 150)
     hand.act(3, CBR, 350)
@@ -208,7 +208,7 @@ def test_a_raise_below_the_minimum_is_refused_with_the_smallest():
 
 
 def test_pot_limit_allows_a_raise_to_the_pot_after_the_call():
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2, betting="pl"), new_deck(random.Random(8)))
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2, betting="pl"), new_deck(random.Random(8)))
     legal = hand.legal()
     # Call 100, then the pot (50 + 100 + 100) on top.
     assert legal is not None
@@ -221,7 +221,9 @@ def test_pot_limit_allows_a_raise_to_the_pot_after_the_call():
 def test_folding_is_allowed_when_he_could_check():
     """PokerKit refuses this fold in tournament mode ("There is no reason for this
     player to fold"); our tables let a player fold whenever it is his turn."""
-    hand = Hand.play(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(9)), [Action(3, CC), Action(1, CC)])
+    hand = PlayedHand.play(
+        setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(9)), [Action(3, CC), Action(1, CC)]
+    )
     assert hand.legal() is not None
     assert hand.legal().can_check
     hand.act(2, F)
@@ -229,7 +231,7 @@ def test_folding_is_allowed_when_he_could_check():
 
 
 def test_timeout_checks_when_he_can_and_folds_facing_a_bet_without_acting():
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(10)))
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(10)))
     assert hand.timeout_action() == Action(3, F)  # facing the big blind
     hand.act(3, CC)
     hand.act(1, CC)
@@ -244,7 +246,9 @@ def astuple(action: Action) -> tuple:
 
 
 def test_a_finished_hand_refuses_actions():
-    hand = Hand.play(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(11)), [Action(3, F), Action(1, F)])
+    hand = PlayedHand.play(
+        setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(11)), [Action(3, F), Action(1, F)]
+    )
     assert hand.over
     assert hand.to_act is None
     assert hand.legal() is None
@@ -259,11 +263,13 @@ def test_a_finished_hand_refuses_actions():
 # Fixed Limit (rule 6)
 
 
-def fl_hand() -> Hand:
-    return Hand(setup({1: 10000, 2: 10000, 3: 10000}, button=3, sb=1, bb=2, betting="fl"), new_deck(random.Random(12)))
+def fl_hand() -> PlayedHand:
+    return PlayedHand(
+        setup({1: 10000, 2: 10000, 3: 10000}, button=3, sb=1, bb=2, betting="fl"), new_deck(random.Random(12))
+    )
 
 
-def raise_to_cap(hand: Hand, amounts: Sequence[int]) -> None:
+def raise_to_cap(hand: PlayedHand, amounts: Sequence[int]) -> None:
     for amount in amounts:
         seat = hand.to_act
         assert seat is not None
@@ -314,7 +320,7 @@ def test_library_omaha_hi_lo_is_pot_limit_without_a_cap_ours_is_fixed_limit():
     for _ in range(6):
         state.complete_bet_or_raise_to()
 
-    hand = Hand(
+    hand = PlayedHand(
         setup({1: 10000, 2: 10000, 3: 10000}, button=3, sb=1, bb=2, game="omaha_hilo", betting="fl"),
         new_deck(random.Random(13)),
     )
@@ -330,7 +336,7 @@ def test_three_all_ins_of_different_sizes_pay_each_side_pot_to_its_winner():
     # next the second best, and so on.
     stacks = {1: 100, 2: 300, 3: 600, 4: 1000}
     deck = deck_for(["AsAh", "KsKh", "QsQh", "7c2d"], "3c8d5h2sJd")
-    hand = Hand(setup(stacks, button=4, sb=1, bb=2), deck)
+    hand = PlayedHand(setup(stacks, button=4, sb=1, bb=2), deck)
     for seat in (3, 4, 1, 2):
         legal = hand.legal()
         assert legal is not None
@@ -362,7 +368,7 @@ def test_short_all_in_big_blind_is_called_for_the_full_big_blind():
     assert state.checking_or_calling_amount == 50
 
     deck = deck_for(["7c2d", "AsAh", "KsKh"], "3c8d9hTcJd")
-    hand = Hand(setup({1: 1000, 2: 50, 3: 1000}, button=3, sb=1, bb=2), deck)
+    hand = PlayedHand(setup({1: 1000, 2: 50, 3: 1000}, button=3, sb=1, bb=2), deck)
     assert hand.bet(2) == 50
     assert hand.all_in(2)
     assert hand.legal() == hand.legal().__class__(3, False, 100, 200, 1000)
@@ -379,7 +385,7 @@ def test_short_all_in_big_blind_is_called_for_the_full_big_blind():
 
 
 def test_a_short_big_blind_whom_everyone_folds_to_wins_only_what_he_could_match():
-    hand = Hand(setup({1: 1000, 2: 30, 3: 1000}, button=3, sb=1, bb=2), new_deck(random.Random(14)))
+    hand = PlayedHand(setup({1: 1000, 2: 30, 3: 1000}, button=3, sb=1, bb=2), new_deck(random.Random(14)))
     hand.act(3, F)
     hand.act(1, F)
     result = hand.result()
@@ -387,7 +393,7 @@ def test_a_short_big_blind_whom_everyone_folds_to_wins_only_what_he_could_match(
 
 
 def test_a_short_small_blind_posts_what_he_has():
-    hand = Hand(setup({1: 30, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), new_deck(random.Random(15)))
+    hand = PlayedHand(setup({1: 30, 2: 1000, 3: 1000}, button=3, sb=1, bb=2), new_deck(random.Random(15)))
     assert hand.bet(1) == 30
     assert hand.all_in(1)
     assert hand.legal().call == 100
@@ -399,7 +405,9 @@ def test_a_short_small_blind_posts_what_he_has():
 def test_odd_chips_go_to_the_earliest_positions_after_the_button():
     # The board plays for both; the pot is 3 antes + 50 + 100 + 100 = 253.
     deck = deck_for(["7c2d", "3s4h", "3h4s"], "AsKsQsJsTs")
-    hand = Hand.play(setup(THREE, button=3, sb=1, bb=2, ante=1), deck, [Action(3, CC), Action(1, F), Action(2, CC)])
+    hand = PlayedHand.play(
+        setup(THREE, button=3, sb=1, bb=2, ante=1), deck, [Action(3, CC), Action(1, F), Action(2, CC)]
+    )
     for _ in range(3):
         hand.act(2, CC)
         hand.act(3, CC)
@@ -410,12 +418,12 @@ def test_odd_chips_go_to_the_earliest_positions_after_the_button():
 
 def omaha_hilo(
     stacks: dict[int, int], holes: Sequence[str], board: str, *, button: int, sb: int, bb: int, ante: int = 0
-) -> Hand:
+) -> PlayedHand:
     hand_setup = setup(stacks, button=button, sb=sb, bb=bb, ante=ante, game="omaha_hilo", betting="pl")
-    return Hand(hand_setup, deck_for(holes, board))
+    return PlayedHand(hand_setup, deck_for(holes, board))
 
 
-def check_down(hand: Hand) -> None:
+def check_down(hand: PlayedHand) -> None:
     while hand.to_act is not None:
         hand.act(hand.to_act, CC)
 
@@ -498,9 +506,9 @@ def test_a_side_pot_without_a_low_among_its_players_goes_to_the_high():
 # Hand histories
 
 
-def played_hand() -> Hand:
+def played_hand() -> PlayedHand:
     deck = deck_for(["AsKd", "7c2d", "QhQc"], "3c8d9hTcJd")
-    hand = Hand(setup(THREE, button=3, sb=1, bb=2, ante=10), deck)
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2, ante=10), deck)
     for action in (Action(3, CBR, 300), Action(1, CC), Action(2, F), Action(1, CC), Action(3, CBR, 400)):
         hand.act(*astuple(action))
     hand.act(1, CC)
@@ -530,12 +538,12 @@ def test_phh_for_hides_other_players_hole_cards_unless_shown_down():
     assert "d dh p3 QhQc" in mine
     spectator = HandHistory.loads(phh_for(hand, None)).actions
     assert "d dh p2 ????" in spectator  # folded: never shown
-    folded_early = Hand.play(hand.setup, hand.deck, [Action(3, CBR, 300), Action(1, F), Action(2, F)])
+    folded_early = PlayedHand.play(hand.setup, hand.deck, [Action(3, CBR, 300), Action(1, F), Action(2, F)])
     assert "d dh p3 ????" in HandHistory.loads(phh_for(folded_early, 1)).actions
 
 
 def test_phh_notes_a_short_big_blind_and_the_real_betting():
-    hand = Hand(setup({1: 1000, 2: 50, 3: 1000}, button=3, sb=1, bb=2, betting="pl"), new_deck(random.Random(2)))
+    hand = PlayedHand(setup({1: 1000, 2: 50, 3: 1000}, button=3, sb=1, bb=2, betting="pl"), new_deck(random.Random(2)))
     history = HandHistory.loads(phh(hand))
     assert history.starting_stacks == [1000, 100, 1000]
     assert history.user_defined_fields["_chips"] == [1000, 50, 1000]
@@ -547,14 +555,14 @@ def test_phh_notes_a_short_big_blind_and_the_real_betting():
 
 def test_replay_equals_live_play():
     live = played_hand()
-    replay = Hand.play(live.setup, live.deck, [Action.from_json(a.to_json()) for a in live.actions])
+    replay = PlayedHand.play(live.setup, live.deck, [Action.from_json(a.to_json()) for a in live.actions])
     assert replay.result() == live.result()
     assert phh(replay) == phh(live)
 
 
 def test_replaying_an_illegal_stored_action_raises():
     with pytest.raises(HandError):
-        Hand.play(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(1)), [Action(1, CC)])
+        PlayedHand.play(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(1)), [Action(1, CC)])
 
 
 # Hand ranking

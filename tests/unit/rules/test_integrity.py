@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from tests.decks import cards, deck_for
-from tournaments.rules.hands import Action, ActionKind, Hand, HandSetup
+from tournaments.rules.hands import Action, ActionKind, HandSetup, PlayedHand
 from tournaments.rules.integrity import (
     REPEATS,
     SIT_OUT_TOGETHER_SECONDS,
@@ -39,7 +39,7 @@ PLAYERS = {1: "ann", 2: "ben", 3: "cat"}
 
 def signals(setup, holes, board, actions):
     deck = deck_for(holes, board)
-    hand = Hand.play(setup, deck, actions)
+    hand = PlayedHand.play(setup, deck, actions)
     assert hand.over
     return hand_signals(
         hand_id=7,
@@ -152,7 +152,7 @@ def test_a_small_loss_is_no_transfer_and_heads_up_hands_are_left_out():
         big_blind=20,
     )
     deck = deck_for(["AsAh", "7c2d"], "3c8d5h4sKd")
-    hand = Hand.play(heads_up, deck, [Action(1, CBR, 1000), Action(2, CC)])
+    hand = PlayedHand.play(heads_up, deck, [Action(1, CBR, 1000), Action(2, CC)])
     found = hand_signals(
         hand_id=1, setup=heads_up, deck=deck, actions=hand.actions, players=PLAYERS, final_stacks=hand.result().stacks
     )
