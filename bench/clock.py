@@ -150,7 +150,7 @@ def expected_transitions(ids: list[int], until: datetime) -> dict[int, list[tupl
     """What the pure schedule says each event does by `until`: (change, at, level)."""
     from tournaments.models import Tournament
     from tournaments.rules.lifecycle import transitions
-    from tournaments.selectors import tournament_deadlines, tournament_schedule
+    from tournaments.selectors.schedules import tournament_deadlines, tournament_schedule
 
     expected = {}
     for tournament in Tournament.objects.filter(pk__in=ids).select_related("blind_structure"):

@@ -19,7 +19,7 @@ from live.outbox import record
 from support.models import Ticket, TicketKind, TicketStatus
 from tournaments.events import TournamentChanged
 from tournaments.models import UNDER_WAY, Entry, EntryStatus, Table, Tournament
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.clock import tournament_pause, tournament_resume
 from tournaments.services.refusals import REFUSALS, TournamentError, reason_given, refuse
 from wallet.models import Currency

@@ -32,7 +32,7 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.selectors import tournament_window
+from tournaments.selectors.schedules import tournament_window
 from tournaments.services.entries import (
     PaymentOption,
     chips_refusal,

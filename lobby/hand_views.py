@@ -19,11 +19,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from lobby.templatetags.poker import card, card_colour
-from tournaments.hand_selectors import hand_lines, hand_list_for_player
 from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.rules.hand_history import phh_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
 from tournaments.rules.replayer import SeatStep, Step, action_steps, hand_steps
+from tournaments.selectors.hands import hand_lines, hand_list_for_player
 from tournaments.services.hands import replay
 from tournaments.templatetags.chips import chips
 

@@ -42,7 +42,7 @@ from lobby.table_views import (
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
-from tournaments.table_selectors import InPlayView, SeatState, TableState, seats_shown, table_hand
+from tournaments.selectors.tables import InPlayView, SeatState, TableState, seats_shown, table_hand
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})

@@ -12,14 +12,10 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
 from tournaments.models import BountyKind, Tournament
-from tournaments.selectors import (
-    bounties_won,
-    bounty_heads,
-    player_events,
-    playing_at,
-    public_prize,
-    tournament_players,
-)
+from tournaments.selectors.bounties import bounties_won, bounty_heads
+from tournaments.selectors.lobby import playing_at
+from tournaments.selectors.payouts import public_prize
+from tournaments.selectors.players import player_events, tournament_players
 
 PLAYERS_PAGE_SIZE = 50
 

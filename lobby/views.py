@@ -26,22 +26,11 @@ from tournaments.forms import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilterForm
 from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
-from tournaments.selectors import (
-    ENTRIES_CLOSED,
-    LOBBY_FIELDS,
-    bounty_players,
-    chip_leaders,
-    player_marks,
-    playing_at,
-    registration_window,
-    tournament_clock,
-    tournament_deadlines,
-    tournament_list_for_lobby,
-    tournament_payouts,
-    tournament_schedule,
-    tournament_standings,
-    tournament_tables,
-)
+from tournaments.selectors.bounties import ENTRIES_CLOSED, bounty_players
+from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
+from tournaments.selectors.payouts import tournament_payouts
+from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
+from tournaments.selectors.standings import chip_leaders, tournament_clock, tournament_standings, tournament_tables
 from wallet.money import format_money as money
 
 LOBBY_PAGE_SIZE = 50

@@ -7,7 +7,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
 from tournaments.models import Tournament
-from tournaments.selectors import transfer_tournament_ids
+from tournaments.selectors.transfers import transfer_tournament_ids
 from wallet.models import TransferReason
 from wallet.money import format_money, format_money_change
 from wallet.selectors import wallet_history, wallet_summary

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from support.forms import AdjustForm, DepositForm, MuteForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
 from tournaments.models import ChatMute, Tournament
-from tournaments.selectors import transfer_tournament_ids
+from tournaments.selectors.transfers import transfer_tournament_ids
 from wallet.models import Currency, TransferReason
 from wallet.money import format_money, format_money_change, minor_units
 from wallet.selectors import wallet_balance, wallet_history, wallet_summary

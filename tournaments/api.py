@@ -27,16 +27,14 @@ from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from tournaments.forms import IDEMPOTENCY_KEY, LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
-from tournaments.selectors import (
+from tournaments.selectors.payouts import Payouts, tournament_payouts
+from tournaments.selectors.schedules import tournament_deadlines, tournament_schedule
+from tournaments.selectors.standings import (
     ClockView,
     Finisher,
-    Payouts,
     TableView,
     chip_leaders,
     tournament_clock,
-    tournament_deadlines,
-    tournament_payouts,
-    tournament_schedule,
     tournament_standings,
     tournament_tables,
 )

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tournaments.table_selectors import InPlayView
+    from tournaments.selectors.tables import InPlayView
 
 
 @dataclass(frozen=True)

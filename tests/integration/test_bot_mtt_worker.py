@@ -26,7 +26,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory
 from tests.worker import Worker
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
 from tournaments.rules.standings import Finish, prizes
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.editing import tournament_save
 from tournaments.services.entries import entry_register
 from tournaments.services.hands import replay

@@ -18,7 +18,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tests.worker import Worker
 from tournaments.models import BreakPolicyKind, Entry, Tournament
 from tournaments.rules.lifecycle import transitions
-from tournaments.selectors import tournament_deadlines, tournament_schedule
+from tournaments.selectors.schedules import tournament_deadlines, tournament_schedule
 from tournaments.services.clock import tournament_pause, tournament_resume
 
 pytestmark = pytest.mark.django_db(transaction=True)

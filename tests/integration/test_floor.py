@@ -12,7 +12,7 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from tests.factories import REBUY_TERMS, BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, Hand, Table
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_rebuy
 from tournaments.services.floor import floor_hand_finished

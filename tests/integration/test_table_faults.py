@@ -13,7 +13,7 @@ from tests.tables import act, chips, in_play, prepare, seat_of, started
 from tournaments.models import Entry, Hand, HandStatus, Status
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.hands import ActionKind
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.hands import replay
 from tournaments.services.refusals import TournamentError

@@ -19,7 +19,7 @@ from django.db.models import F
 from tournaments.models import BountyKind, Entry, Hand, PrizeHold, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
 from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, ROOM_PAYS_BOUNTY
-from tournaments.selectors import bounty_heads
+from tournaments.selectors.bounties import bounty_heads
 from tournaments.services.prizes import bounty_account
 from wallet.models import Account, TransferReason
 from wallet.services import house_account, transfer_create, wallet_account

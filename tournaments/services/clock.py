@@ -26,7 +26,12 @@ from tournaments.events import TournamentChanged
 from tournaments.models import CLOCK_STATE, BlindLevel, EntryStatus, Purchase, Status, Table, Tournament
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Level, Schedule, read_clock
-from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_deadlines, tournament_schedule
+from tournaments.selectors.schedules import (
+    addon_window,
+    rebuy_period_ends_at,
+    tournament_deadlines,
+    tournament_schedule,
+)
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.floor import floor_draw, floor_payouts_lock, floor_release
 from tournaments.services.hands import TURN_READS, hands_reread

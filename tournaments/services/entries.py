@@ -45,7 +45,7 @@ from tournaments.rules.registration import (
     registration_refusal,
     unregistration_refusal,
 )
-from tournaments.selectors import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.selectors.schedules import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Account, AccountKind, Currency, TransferReason

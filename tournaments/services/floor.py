@@ -27,7 +27,7 @@ from tournaments.models import UNDER_WAY, Entry, EntryStatus, PrizeHold, PrizeSt
 from tournaments.rules.floor import Floor, FloorError, Outcome, TableState
 from tournaments.rules.seating import Seat
 from tournaments.rules.standings import Finish, prizes
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.hands import hands_deal, hands_reread
 from tournaments.services.integrity import integrity_scan_queue
 from tournaments.services.prizes import prize_pool_fund

@@ -41,7 +41,7 @@ from tournaments.services.ticks import tick_queue
 from tournaments.services.turns import turn_start
 
 if TYPE_CHECKING:
-    from tournaments.table_selectors import InPlayView
+    from tournaments.selectors.tables import InPlayView
 
 TABLES_TICK = "tournaments.tasks.tables_tick"
 REPORT_TASK = "tournaments.tasks.hand_report"

@@ -37,7 +37,8 @@ from tournaments.models import (
 )
 from tournaments.nodes import nodes_alive, table_node
 from tournaments.rules.hands import ActionKind, HandError, ShownHand
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
+from tournaments.selectors.tables import InPlayView, hand_heads, hand_in_play_view
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
 from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
@@ -56,7 +57,6 @@ from tournaments.services.hands import (
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
 from tournaments.services.ticks import TICK_STEP
 from tournaments.services.turns import Turned, entry_of, turn_auto, turn_bank_spend, turns_play_on
-from tournaments.table_selectors import InPlayView, hand_heads, hand_in_play_view
 from wallet.models import Currency
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from tournaments.models import BlindLevel, BlindStructure, BreakPolicyKind, Entry, Hand, Status, Table, Tournament
-from tournaments.selectors import tournament_payouts
+from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
 from tournaments.services.tables import hands_catch_up

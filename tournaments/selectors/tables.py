@@ -14,7 +14,7 @@ from datetime import datetime
 from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Legal, ShownHand
-from tournaments.selectors import bounty_heads
+from tournaments.selectors.bounties import bounty_heads
 from tournaments.services.hands import replay_shown
 from tournaments.services.turns import entry_of
 
