@@ -156,7 +156,7 @@ def under_way(*players, **fields) -> Tournament:
 
 def hand(tournament: Tournament, stacks: dict) -> None:
     """Table 1 finishes a hand with these stacks (by player; the others keep theirs)."""
-    from tournaments.services.floor import floor_hand_finished
+    from tournaments.services.tables import floor_hand_finished
 
     entries = Entry.objects.filter(tournament=tournament, table__number=1, finish_best=None)
     after = {entry.pk: stacks.get(entry.player, entry.chips) for entry in entries.select_related("player")}

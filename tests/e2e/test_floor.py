@@ -12,7 +12,7 @@ from tests.e2e.test_live import LIVE, listening, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry
 from tournaments.services.clock import tournament_advance
-from tournaments.services.floor import floor_hand_finished
+from tournaments.services.tables import floor_hand_finished
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -479,7 +479,7 @@ def test_unknown_api_addresses_get_a_json_404(client, db, path):
 def test_detail_has_the_tables_and_standings_tournament_info_shows(client):
     from tests.integration.test_deals import final_table
     from tournaments.models import Entry
-    from tournaments.services.floor import floor_hand_finished
+    from tournaments.services.tables import floor_hand_finished
 
     tournament, _players = final_table(4, prize_structure="winner_takes_all")
     seated = list(Entry.objects.filter(tournament=tournament).select_related("player", "table").order_by("seat"))

@@ -26,8 +26,9 @@ from support.models import Ticket, TicketStatus
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryKind, Table, Tournament
 from tournaments.services.clock import tournament_advance
-from tournaments.services.floor import floor_hand_finished, floor_pay_prizes
+from tournaments.services.floor import floor_pay_prizes
 from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import floor_hand_finished
 from wallet.models import AccountKind
 from wallet.services import account_get, wallet_account
 

@@ -15,8 +15,8 @@ from tournaments.models import BreakPolicyKind, Entry, Hand, Table
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_rebuy
-from tournaments.services.floor import floor_hand_finished
 from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import floor_hand_finished
 from wallet.models import AccountKind
 from wallet.services import account_get, deposit_create, wallet_account
 

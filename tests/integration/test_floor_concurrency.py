@@ -14,7 +14,7 @@ from django.utils import timezone
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, Table
 from tournaments.services.clock import tournament_advance
-from tournaments.services.floor import floor_hand_finished
+from tournaments.services.tables import floor_hand_finished
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -41,9 +41,8 @@ from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
-from tournaments.services.floor import floor_hand_finished
 from tournaments.services.integrity import prize_confiscate
-from tournaments.services.tables import hand_act
+from tournaments.services.tables import floor_hand_finished, hand_act
 from wallet.events import BalancesChanged
 from wallet.services import deposit_create
 

@@ -8,7 +8,7 @@ from tournaments.models import Entry, Tournament
 from tournaments.services.cancellation import tournament_cancel
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
-from tournaments.services.floor import floor_hand_finished
+from tournaments.services.tables import floor_hand_finished
 from wallet.services import deposit_create
 
 

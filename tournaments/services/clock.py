@@ -8,7 +8,9 @@ stamped with its scheduled instant, and the stored reading (status, level, the
 instants a countdown needs, the next transition) is refreshed. Celery only decides
 when to call it (tournaments.tasks): a task at the next transition, queued after
 the commit, and a sweep that catches up whatever a stopped worker missed. A late,
-repeated or needless call changes nothing wrong.
+repeated or needless call changes nothing wrong. What the floor's work calls for
+beyond the floor is done here too (tournament_follow_up): the clock moving on, a
+satellite's seats, a break beginning.
 
 Lock order, as everywhere: the tournament's row, then wallet accounts.
 """
@@ -33,9 +35,10 @@ from tournaments.selectors.schedules import (
     tournament_schedule,
 )
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.floor import floor_draw, floor_payouts_lock, floor_release
+from tournaments.services.floor import FollowUps, floor_draw, floor_payouts_lock, floor_release
 from tournaments.services.hands import TURN_READS, hands_reread
 from tournaments.services.refusals import refuse
+from tournaments.services.satellites import satellite_award_seats
 from tournaments.services.ticks import tick_queue
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
@@ -157,6 +160,29 @@ def tournament_break_release(*, tournament_id: int, at: datetime) -> None:
         _begin_break(tournament, at)
         if _apply_due(locked, at):  # the clock now reads `at`
             _store(locked, at, before)
+
+
+def tournament_follow_up(*, tournament: Tournament, follow: FollowUps, now: datetime) -> None:
+    """What the floor's work called for beyond the floor (floor.FollowUps), in its
+    transaction under the tournament's row lock, in order: the clock moves on from
+    late registration closed at the first elimination (rule 9), a satellite's seats
+    are awarded (rule 10), the break waiting for the tables begins (rule 17).
+    `tournament` is read again after."""
+    if not follow:
+        return
+    if follow.close_late_registration:
+        tournament_advance(tournament_id=tournament.pk, now=now)
+    if follow.award_seats:
+        finishers = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "-chips", "pk")
+        satellite_award_seats(
+            satellite_id=tournament.pk,
+            finishers=list(finishers.values_list("player_id", flat=True)),
+            actor=None,
+            now=now,
+        )
+    if follow.begin_break:
+        tournament_break_release(tournament_id=tournament.pk, at=now)
+    tournament.refresh_from_db()
 
 
 @dataclass(frozen=True)
@@ -319,7 +345,8 @@ def _store(locked: _Locked, now: datetime, before: ClockState, changed_at: datet
         hands_reread(tournament.pk)
     going = tournament.paused_at is None and tournament.break_pending_since is None
     if changed and going and _stopped(before) and tournament.status in (Status.RUNNING, Status.LATE_REGISTRATION):
-        floor_release(tournament=tournament, now=now)  # the tables a break or a pause held deal again
+        # The tables a break or a pause held deal again.
+        tournament_follow_up(tournament=tournament, follow=floor_release(tournament=tournament, now=now), now=now)
     shown = set(changed) - {"clock_at", "next_transition_at", "tick_at"}
     if shown:
         # Something a page shows: status, level, a countdown's instant, a pause.

@@ -3,6 +3,9 @@ sits where, who is out in which place and when the tournament ends; these servic
 restore it from the database under the tournament's row lock, feed it one event (the
 start, a late entrant, a finished hand, the clock going again) and store what it
 changed: seats, stacks, buttons, places, prizes (through the wallet), the end.
+What that calls for beyond the floor (FollowUps: the clock closing late
+registration, a satellite's seats, a break beginning) it returns, and its caller has
+the clock do it (tournaments.services.clock.tournament_follow_up).
 
 Each hand the floor deals is dealt for real (tournaments.services.hands) and played
 at its table (tournaments.services.tables), which reports it here when it is over.
@@ -16,7 +19,6 @@ from datetime import datetime
 from random import Random
 from typing import Any
 
-from django.db import transaction
 from django.db.models import BigIntegerField, Case, F, Value, When
 from django.db.models.lookups import Exact
 
@@ -47,6 +49,29 @@ class HandReport:
     # The table's match ended after the hand (rule 18.5): each of its players' chips
     # then, the leader's every chip at the table, the others' none.
     ended: Mapping[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FollowUps:
+    """What the floor's work calls for beyond the floor, in the same transaction
+    (tournaments.services.clock.tournament_follow_up does it): the clock moved on at
+    the first elimination that closes late registration (rule 9), the break waiting
+    for the tables begun now none plays (rule 17), a satellite's seats awarded at its
+    end (rule 10), in that order."""
+
+    close_late_registration: bool = False
+    award_seats: bool = False
+    begin_break: bool = False
+
+    def __bool__(self) -> bool:
+        return self.close_late_registration or self.award_seats or self.begin_break
+
+    def __or__(self, other: "FollowUps") -> "FollowUps":
+        return FollowUps(
+            self.close_late_registration or other.close_late_registration,
+            self.award_seats or other.award_seats,
+            self.begin_break or other.begin_break,
+        )
 
 
 def floor_draw(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
@@ -90,28 +115,8 @@ def floor_seat_late(tournament_id: int, entry: Entry, *, now: datetime, rng: Ran
     Entry.objects.filter(tournament=tournament, finish_best__isnull=False).update(
         finish_best=F("finish_best") + 1, finish_worst=F("finish_worst") + 1
     )
-    _settle(stored, outcome, now, seated=[seat.table])
+    _settle(stored, outcome, now, seated=[seat.table])  # a late seat puts nobody out: nothing follows
     return seat
-
-
-def floor_hand_finished(
-    *,
-    tournament_id: int,
-    table: int,
-    stacks: Mapping[int, int],
-    now: datetime,
-    hand: int | None = None,
-    rng: Random | None = None,
-) -> HandReport:
-    """Table `table` has finished its hand (its `hand`-th: a report repeated after
-    the table moved on is refused, so a retry never plays a hand twice); `stacks`
-    gives each of its players' (entry ids) stack at the end. Players with no chips are out and placed (rule 12)
-    and paid once the payouts are locked; the table breaks, balances (rule 16), holds
-    for a barrier or deals; the tournament may end (rule 11)."""
-    with transaction.atomic():
-        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
-        stored = _in_play(tournament, table, hand, rng)
-        return _hand_finished(stored, table, {int(pk): chips for pk, chips in stacks.items()}, now)
 
 
 @dataclass(frozen=True)
@@ -127,13 +132,17 @@ class TableResult:
 
 def floor_hand_results(
     *, tournament: Tournament, results: Iterable[TableResult], now: datetime, rng: Random | None = None
-) -> list[HandReport | None]:
-    """floor_hand_finished for the tables' own reports (tournaments.services.tables),
-    in their transaction, `tournament` read under its row lock, in order, the floor
-    read once for them all: everyone seated at a table keeps the rest of his chips as
-    the floor has them (a player moved in since the deal, a rebuy during the hand).
-    For each result, what it did if the floor took it; None if its table has moved
-    on (a result already taken) or the tournament is over."""
+) -> tuple[list[HandReport | None], FollowUps]:
+    """Tables' finished hands (tournaments.services.tables), in their transaction,
+    `tournament` read under its row lock, in order, the floor read once for them
+    all: everyone seated at a table keeps the rest of his chips as the floor has them
+    (a player moved in since the deal, a rebuy during the hand), players with no
+    chips are out and placed (rule 12) and paid once the payouts are locked; each
+    table breaks, balances (rule 16), holds for a barrier or deals; the tournament
+    may end (rule 11). For each result taken, what it did; None if its table has
+    moved on (a result already taken) or the tournament is over. It stops after a
+    result that calls for more (FollowUps): the caller does that, then gives the
+    floor the results not taken yet."""
     if tournament.status not in UNDER_WAY or not tournament.started_at:
         raise refuse("not_in_play")
     stored: _Stored | None = None
@@ -147,18 +156,13 @@ def floor_hand_results(
         if dealt is None or dealt.hands != result.hand or not dealt.playing:
             taken.append(None)
             continue
-        first, pending = tournament.first_elimination_at is None, tournament.break_pending_since
         after = {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in dealt.seats.values()}
         ends = _idle_for_too_long(tournament, stored.tables[result.table]["id"], idle=result.idle)
-        taken.append(_hand_finished(stored, result.table, after, now, ends_table=ends))
-        if (first and tournament.first_elimination_at is not None) or (
-            pending is not None and not stored.floor.tables_playing()
-        ):
-            # The clock has acted on the floor's rows (late registration closed at
-            # the first elimination, a break begun): the next result reads them again.
-            tournament.refresh_from_db()
-            stored = None
-    return taken
+        report, follow = _hand_finished(stored, result.table, after, now, ends_table=ends)
+        taken.append(report)
+        if follow:
+            return taken, follow
+    return taken, FollowUps()
 
 
 def _idle_for_too_long(tournament: Tournament, table_id: int, *, idle: bool) -> bool:
@@ -175,25 +179,24 @@ def _idle_for_too_long(tournament: Tournament, table_id: int, *, idle: bool) -> 
     return table.values_list("idle_hands", flat=True).get() >= tournament.idle_hands_limit
 
 
-def floor_hands_voided(*, tournament: Tournament, tables: Iterable[int], now: datetime) -> None:
+def floor_hands_voided(*, tournament: Tournament, tables: Iterable[int], now: datetime) -> FollowUps:
     """The hands in play at `tables` are rolled back (rule 22), in the caller's
     transaction under the tournament's row lock: no entry's chips change (the floor
     applies a hand's result only when it is reported), and each table deals again,
     from the same button and blinds where its seats are as they were."""
-    stored = None
+    stored, follow = None, FollowUps()
     for number in tables:
         stored = _in_play(tournament, number, None, None)
         try:
             outcome = stored.floor.hand_voided(number)
         except FloorError as error:
             raise refuse("bad_result", reason=error) from error
-        _settle(stored, outcome, now)
+        follow |= _settle(stored, outcome, now)
     # A break waiting for the hands in play (rule 17) may begin now.
     if stored is not None and tournament.break_pending_since is not None and not stored.floor.tables_playing():
-        from tournaments.services.clock import tournament_break_release  # the clock calls this module
-
-        tournament_break_release(tournament_id=tournament.pk, at=now)
+        follow |= FollowUps(begin_break=True)
     record(TournamentChanged(tournament.pk))
+    return follow
 
 
 def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random | None) -> "_Stored":
@@ -208,9 +211,20 @@ def _in_play(tournament: Tournament, table: int, hand: int | None, rng: Random |
     return stored
 
 
+def floor_hand_in(
+    *, tournament: Tournament, table: int, stacks: Mapping[int, int], now: datetime, hand: int | None
+) -> tuple[HandReport, FollowUps]:
+    """Table `table` has finished its hand (its `hand`-th: a report repeated after
+    the table moved on is refused, so a retry never plays a hand twice), `tournament`
+    read under its row lock; `stacks` gives each of its players' (entry ids) stack
+    at the end. As floor_hand_results."""
+    stored = _in_play(tournament, table, hand, None)
+    return _hand_finished(stored, table, {int(pk): chips for pk, chips in stacks.items()}, now)
+
+
 def _hand_finished(
     stored: "_Stored", table: int, after: Mapping[int, int], now: datetime, *, ends_table: bool = False
-) -> HandReport:
+) -> tuple[HandReport, FollowUps]:
     tournament = stored.tournament
     before = {pk: stored.floor.stacks.get(pk) for pk in after}
     try:
@@ -225,36 +239,35 @@ def _hand_finished(
         )
     after = {**after, **outcome.chips}
     _entries_chips({pk: chips for pk, chips in after.items() if chips != before[pk]})
-    _settle(stored, outcome, now)
+    follow = _settle(stored, outcome, now)
     busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
     if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
-        from tournaments.services.clock import tournament_break_release  # the clock calls this module
-
-        tournament_break_release(tournament_id=tournament.pk, at=now)
+        follow |= FollowUps(begin_break=True)
     record(TournamentChanged(tournament.pk, chips_only=not outcome.finishes))
-    return HandReport(
+    report = HandReport(
         eliminated=busted,
         moves=sum(move.source.table != move.target.table for move in outcome.moves),
         broken=len(outcome.broken),
         finished=outcome.finished,
         ended=dict(outcome.chips),
     )
+    return report, follow
 
 
-def floor_release(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> None:
+def floor_release(*, tournament: Tournament, now: datetime, rng: Random | None = None) -> FollowUps:
     """The clock goes again (a break is over, a pause ends), in the clock's
     transaction: every held table deals, unless hand-for-hand or the final table
     still waits for tables in a hand. A synchronised hand that ended as the clock
     stopped has its players out placed now (rule 13)."""
     if not Table.objects.filter(tournament=tournament, broken_at=None, held=True).exists():
-        return
+        return FollowUps()
     stored = _Stored.load(tournament, rng=rng)
     if stored.floor.stopped:
-        return
+        return FollowUps()
     outcome = Outcome[int]()
     if not stored.floor.tables_playing():
         outcome = stored.floor.release()
-    _settle(stored, outcome, now)
+    return _settle(stored, outcome, now)
 
 
 def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = False) -> None:
@@ -304,8 +317,9 @@ def floor_payouts_lock(*, tournament: Tournament, at: datetime, now: datetime) -
     floor_pay_prizes(tournament=tournament, now=now)
 
 
-def _settle(stored: "_Stored", outcome: Outcome[int], now: datetime, *, seated: Iterable[int] = ()) -> None:
-    """Store what the floor changed, then what follows: the places paid, the end."""
+def _settle(stored: "_Stored", outcome: Outcome[int], now: datetime, *, seated: Iterable[int] = ()) -> FollowUps:
+    """Store what the floor changed, then what follows: the places paid, the end;
+    returns what follows beyond the floor."""
     stored.save(outcome, now=now, seated=seated)
     tournament = stored.tournament
     if outcome.finished and tournament.payouts_locked_at is None:
@@ -313,9 +327,10 @@ def _settle(stored: "_Stored", outcome: Outcome[int], now: datetime, *, seated: 
         # buy chips any more, so the payouts are final now and everyone is paid.
         floor_payouts_lock(tournament=tournament, at=now, now=now)
         tournament.save(update_fields=["payouts_locked_at", "updated_at"])
-    _after_eliminations(tournament, outcome, now)
+    follow = _after_eliminations(tournament, outcome, now)
     if outcome.finished:
-        _finish(stored.tournament, outcome, now)
+        follow |= _finish(stored.tournament, outcome, now)
+    return follow
 
 
 def _places(entry: Entry) -> Finish[int]:
@@ -325,12 +340,13 @@ def _places(entry: Entry) -> Finish[int]:
     return Finish(entry.pk, entry.finish_best, entry.finish_worst)
 
 
-def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: datetime) -> None:
+def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: datetime) -> FollowUps:
     """The first elimination's consequences (rule 9), and the prizes now due."""
     if not outcome.finishes:
-        return
+        return FollowUps()
     # A player out (or the end): the hands that put him out are worth a look (rule 20).
     integrity_scan_queue(tournament.pk, over=outcome.finished)
+    closed = False
     if tournament.first_elimination_at is None:
         tournament.first_elimination_at = now
         fields = ["first_elimination_at"]
@@ -338,32 +354,20 @@ def _after_eliminations(tournament: Tournament, outcome: Outcome[int], now: date
             tournament.late_registration_closed_at = now  # rule 9: the clock reads it next
             fields.append("late_registration_closed_at")
         tournament.save(update_fields=[*fields, "updated_at"])
-        if "late_registration_closed_at" in fields:
-            from tournaments.services.clock import tournament_advance  # the clock calls this module
-
-            tournament_advance(tournament_id=tournament.pk, now=now)
-            tournament.refresh_from_db()
+        closed = "late_registration_closed_at" in fields
     floor_pay_prizes(tournament=tournament, now=now, over=outcome.finished)
+    # Late registration closed: the clock closes it (and locks the payouts, paying the places out).
+    return FollowUps(close_late_registration=closed)
 
 
-def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> None:
-    """The end (rule 11): the standings are final, prizes (or a satellite's seats)
-    paid, the tournament finished."""
+def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> FollowUps:
+    """The end (rule 11): the standings are final, prizes paid (a satellite's seats:
+    what follows), the tournament finished."""
     audit_log(
         action="tournaments.floor.finished",
         subject=tournament,
         data={"at": now.isoformat(), "winners": [f.player for f in outcome.finishes if f.best == 1]},
     )
-    if tournament.satellite_target_id and tournament.prize_structure == PrizeStructure.SATELLITE:
-        from tournaments.services.satellites import satellite_award_seats  # it imports the floor's neighbours
-
-        finishers = tournament.entries.filter(finish_best__isnull=False).order_by("finish_best", "-chips", "pk")
-        satellite_award_seats(
-            satellite_id=tournament.pk,
-            finishers=list(finishers.values_list("player_id", flat=True)),
-            actor=None,
-            now=now,
-        )
     tournament.refresh_from_db()
     if tournament.status != Status.FINISHED:
         audit_log(
@@ -390,6 +394,9 @@ def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> Non
             "tick_at",
             "updated_at",
         ]
+    )
+    return FollowUps(
+        award_seats=bool(tournament.satellite_target_id) and tournament.prize_structure == PrizeStructure.SATELLITE
     )
 
 

@@ -9,7 +9,8 @@ it is a ticket worth the seat. Refunds of a seat entry go back as T-Money, never
 cash (entry_refund, rule 10).
 
 Ending a satellite when only the seat winners are left (rule 11) is the floor
-engine's decision; it then calls satellite_award_seats with the finishing order.
+engine's decision; what follows it (tournaments.services.clock.tournament_follow_up)
+calls satellite_award_seats with the finishing order.
 """
 
 from dataclasses import dataclass, field

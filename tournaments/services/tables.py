@@ -11,7 +11,7 @@ import copy
 import logging
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -40,7 +40,8 @@ from tournaments.rules.hands import ActionKind, HandError, ShownHand
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.tables import InPlayView, hand_heads, hand_in_play_view
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
-from tournaments.services.floor import TableResult, floor_hand_results, floor_hands_voided
+from tournaments.services.clock import tournament_follow_up
+from tournaments.services.floor import HandReport, TableResult, floor_hand_in, floor_hand_results, floor_hands_voided
 from tournaments.services.hands import (
     LiveHand,
     StaleHand,
@@ -344,7 +345,7 @@ def hands_report(*, tournament_id: int, now: datetime, wait: bool = True) -> lis
         results = [
             TableResult(table=row.table.number, hand=row.number, won=_won(row), idle=row.pk in idle) for row in rows
         ]
-        taken = floor_hand_results(tournament=tournament, results=results, now=now)
+        taken = _results_taken(tournament, results, now)
         reports = {row.pk: report for row, report in zip(rows, taken, strict=True) if report is not None}
         reported = [row for row in rows if row.pk in reports]
         Hand.objects.filter(pk__in=[row.pk for row in reported]).update(status=HandStatus.REPORTED)
@@ -362,6 +363,33 @@ def hands_report(*, tournament_id: int, now: datetime, wait: bool = True) -> lis
         told = tuple(sorted(dealt.values_list("player_id", flat=True)))
         record(TablesChanged(tournament.pk, tuple(sorted({row.table.number for row in rows})), told))
         return [row.pk for row in reported]
+
+
+def _results_taken(tournament: Tournament, results: list[TableResult], now: datetime) -> list[HandReport | None]:
+    """The floor takes the results in order; what one calls for beyond the floor is
+    done before the next is taken. None for those not taken."""
+    taken: list[HandReport | None] = []
+    while len(taken) < len(results):
+        if taken and tournament.status not in UNDER_WAY:
+            return taken + [None] * (len(results) - len(taken))  # over: nothing more to take
+        done, follow = floor_hand_results(tournament=tournament, results=results[len(taken) :], now=now)
+        taken += done
+        tournament_follow_up(tournament=tournament, follow=follow, now=now)
+    return taken
+
+
+def floor_hand_finished(
+    *, tournament_id: int, table: int, stacks: Mapping[int, int], now: datetime, hand: int | None = None
+) -> HandReport:
+    """Table `table` has finished its hand, reported with its players' (entry ids)
+    stacks at the end rather than from the hand's record (staff, tests): its
+    `hand`-th, if given (a report repeated after the table moved on is refused, so a
+    retry never plays a hand twice). As hands_report, what follows included."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        report, follow = floor_hand_in(tournament=tournament, table=table, stacks=stacks, now=now, hand=hand)
+        tournament_follow_up(tournament=tournament, follow=follow, now=now)
+        return report
 
 
 def _idle(rows: list[Hand]) -> set[int]:
@@ -492,7 +520,8 @@ def hands_roll_back(
             reason=reason[:200],
             data={"at": now.isoformat(), "hands": [row.pk for row in voided], "tables": numbers},
         )
-        floor_hands_voided(tournament=tournament, tables=numbers, now=now)
+        follow = floor_hands_voided(tournament=tournament, tables=numbers, now=now)
+        tournament_follow_up(tournament=tournament, follow=follow, now=now)
         record(TablesChanged(tournament.pk, tuple(numbers)))
         return [row.pk for row in voided]
 
