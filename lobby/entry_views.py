@@ -32,18 +32,15 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.selectors.schedules import tournament_window
-from tournaments.services.entries import (
+from tournaments.selectors.entries import (
     PaymentOption,
     chips_refusal,
-    entry_addon,
-    entry_rebuy,
     entry_refusal,
-    entry_register,
-    entry_unregister_receipt,
     payment_options,
     unregister_refusal,
 )
+from tournaments.selectors.schedules import tournament_window
+from tournaments.services.entries import entry_addon, entry_rebuy, entry_register, entry_unregister_receipt
 from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Currency
 from wallet.money import format_money as money

@@ -27,6 +27,7 @@ from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from tournaments.forms import IDEMPOTENCY_KEY, LobbyFilterForm
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
+from tournaments.selectors.entries import payment_options
 from tournaments.selectors.payouts import Payouts, tournament_payouts
 from tournaments.selectors.schedules import tournament_deadlines, tournament_schedule
 from tournaments.selectors.standings import (
@@ -48,13 +49,7 @@ from tournaments.serializers import (
     TournamentListItemSerializer,
     WalletSerializer,
 )
-from tournaments.services.entries import (
-    Receipt,
-    entry_chips_buy,
-    entry_register_receipt,
-    entry_unregister_receipt,
-    payment_options,
-)
+from tournaments.services.entries import Receipt, entry_chips_buy, entry_register_receipt, entry_unregister_receipt
 from tournaments.services.refusals import refuse
 from wallet.models import Currency
 from wallet.selectors import wallet_summary

@@ -5,7 +5,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory
-from tournaments.services.entries import entry_refusal, entry_register
+from tournaments.selectors.entries import entry_refusal
+from tournaments.services.entries import entry_register
 from wallet.services import deposit_create
 
 

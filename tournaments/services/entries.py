@@ -37,19 +37,13 @@ from tournaments.models import (
 )
 from tournaments.rules.pricing import EntryPrice
 from tournaments.rules.registration import (
-    PAYMENT_FORMS,
-    addon_refusal,
     payment_form,
     payment_refusal,
-    rebuy_refusal,
-    registration_refusal,
-    unregistration_refusal,
 )
-from tournaments.selectors.schedules import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
+from tournaments.selectors.entries import chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Account, AccountKind, Currency, TransferReason
-from wallet.selectors import wallet_balance
 from wallet.services import (
     AccountSpec,
     InsufficientFunds,
@@ -61,42 +55,10 @@ from wallet.services import (
     transfers_create,
     wallet_account_spec,
 )
-from wallet.tickets import ticket_release, ticket_reserve, tickets_usable_for
+from wallet.tickets import ticket_release, ticket_reserve
 
 if TYPE_CHECKING:
     from accounts.models import User
-
-
-@dataclass(frozen=True)
-class PaymentOption:
-    """One way the player can pay this entry, for the Register buttons."""
-
-    form: str
-    currency: str
-    amount: int
-    affordable: bool
-    ticket_id: int | None = None
-
-
-def payment_options(*, tournament: Tournament, player: "User", now: datetime) -> list[PaymentOption]:
-    """How `player` can pay an entry into `tournament`, in the order the event takes
-    them (a freeroll's: FREE); a ticket only when the player holds one that fits."""
-    price = tournament.entry_price
-    currency = tournament.pool_currency
-    options = []
-    for form in PAYMENT_FORMS[tournament.entry_kind]:
-        if form == PaymentForm.FREE:
-            options.append(PaymentOption(form, currency, 0, True))
-        elif form == PaymentForm.TICKET:
-            ticket = tickets_usable_for(
-                owner=player, tournament_id=tournament.pk, value=price.ticket_value, currency=currency, now=now
-            ).first()
-            if ticket is not None:
-                options.append(PaymentOption(form, currency, price.total, True, ticket.pk))
-        else:
-            money = currency if form == PaymentForm.CASH else Currency.TMONEY
-            options.append(PaymentOption(form, money, price.total, wallet_balance(player, money) >= price.total))
-    return options
 
 
 @dataclass(frozen=True)
@@ -217,24 +179,6 @@ def _registered_with(key: str | None) -> Receipt | None:
     return Receipt(earlier.entry, list(earlier.entry.purchases.order_by("pk")), retry=True)
 
 
-def entry_refusal(tournament: Tournament, *, now: datetime) -> str | None:
-    """Why the event takes no new entry now (its status, its registration window, its
-    capacity: rule 9), or None."""
-    return registration_refusal(
-        now=now,
-        status=tournament.status,
-        window=tournament_window(tournament),
-        entries=tournament.entries_count,
-        capacity=tournament.max_entrants,
-    )
-
-
-def unregister_refusal(tournament: Tournament, *, now: datetime) -> str | None:
-    """Why the event takes no unregistration now (its status, the deadline: rule 10),
-    or None; pages ask it so that they offer only what the service would do."""
-    return unregistration_refusal(now=now, status=tournament.status, window=tournament_window(tournament))
-
-
 def _check_open(tournament: Tournament, now: datetime) -> None:
     if refusal := entry_refusal(tournament, now=now):
         raise refuse(refusal)
@@ -306,30 +250,6 @@ def entry_addon(*, tournament_id: int, player: "User", now: datetime, idempotenc
     return entry_chips_buy(
         tournament_id=tournament_id, player=player, now=now, kind=PurchaseKind.ADDON, idempotency_key=idempotency_key
     ).purchases[0]
-
-
-def chips_refusal(tournament: Tournament, entry: Entry, *, kind: str, now: datetime) -> str | None:
-    """Why the entry may not buy the rebuy or the add-on (`kind`) now (its period, the
-    limit, the add-on taken), or None."""
-    schedule = tournament_schedule(tournament)
-    if kind == PurchaseKind.REBUY:
-        return rebuy_refusal(
-            now=now,
-            status=tournament.status,
-            rebuy_chips=tournament.rebuy_chips,
-            limit=tournament.rebuy_limit,
-            rebuys=entry.rebuys,
-            period_ends_at=rebuy_period_ends_at(tournament, schedule),
-        )
-    opens, closes = addon_window(tournament, schedule)
-    return addon_refusal(
-        now=now,
-        status=tournament.status,
-        addon_chips=tournament.addon_chips,
-        taken=entry.addon_taken,
-        opens_at=opens,
-        closes_at=closes,
-    )
 
 
 def entry_chips_buy(

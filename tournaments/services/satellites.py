@@ -27,7 +27,8 @@ from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
-from tournaments.services.entries import entry_refusal, purchase_create
+from tournaments.selectors.entries import entry_refusal
+from tournaments.services.entries import purchase_create
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
