@@ -1,4 +1,4 @@
-"""The README's deal walk-through on the demo's own data (lobby.demo_data), step by
+"""The README's deal walk-through on the demo's own data (tournaments.demo), step by
 step as written, in real browsers with the demo's logins: alice asks for a deal on
 *Final Table Deal Demo*, staff claim the ticket from the queue, every player says
 yes, staff stop the clock and put a proposal, every player accepts, the players
@@ -12,8 +12,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from deals.models import Deal
-from lobby.demo_data import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tests.e2e.test_live import LIVE, listening
+from tournaments.demo import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
 from tournaments.services.hands import replay
 from tournaments.services.tables import hand_act, hand_report

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from lobby import demo_data
+from tournaments import demo as demo_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,8 +17,8 @@ EVENT = "Sunday Major €50,000 GTD"
 def demo(migrated_data, monkeypatch):
     # The demo's own logins, balances and events; fewer of its 300 bots, which only
     # fill the events, so that loading it takes seconds.
-    monkeypatch.setattr(demo_data, "BOTS", 24)
-    demo_data.demo_load(now=timezone.now())
+    monkeypatch.setattr(demo_room, "BOTS", 24)
+    demo_room.demo_load(now=timezone.now())
 
 
 def settled(page):

@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from lobby.demo_data import demo_load
 from tests.e2e.conftest import BROWSER_TIME_ZONE
+from tournaments.demo import demo_load
 from tournaments.models import Status, Tournament
 
 CHANGELIST = "/admin/tournaments/tournament/"

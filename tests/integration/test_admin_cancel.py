@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
-from lobby.demo_data import demo_load
 from tests.factories import BlindStructureFactory, TournamentFactory
+from tournaments.demo import demo_load
 from tournaments.models import EntryStatus, Status
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register

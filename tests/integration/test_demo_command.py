@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
-from lobby.demo_data import CANCELLED_EVENT, FINISHED_EVENT, REBUY_MADNESS_BEGAN
+from tournaments.demo import CANCELLED_EVENT, FINISHED_EVENT, REBUY_MADNESS_BEGAN
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from lobby.demo_data import SPRINT_EXTRA_SECONDS, demo_sprint_load
+from tournaments.demo import SPRINT_EXTRA_SECONDS, demo_sprint_load
 from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from lobby.demo_data import LOGINS, demo_load
+from tournaments.demo import LOGINS, demo_load
 from tournaments.models import Tournament
 from wallet.models import AccountKind
 from wallet.money import format_money
