@@ -217,7 +217,9 @@ def test_a_node_leaves_a_tournament_another_process_is_reporting_to_a_report_tas
     assert hand_report(row.pk) is True
     row.refresh_from_db()
     assert row.status == HandStatus.REPORTED
-    assert Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).count() == 1  # dealt again
+    tournament.refresh_from_db()
+    dealt = Hand.objects.filter(tournament=tournament, status=HandStatus.PLAYING).count()
+    assert dealt == 1 or tournament.status == Status.FINISHED  # dealt again, unless an all-in ended the event
 
 
 def test_two_nodes_play_a_thousand_turns_each_once_however_often_their_ticks_come(room, turn_log):
