@@ -175,8 +175,8 @@ def room_with_people(
 
     from accounts.models import User
     from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
+    from tournaments.selectors.replays import entry_of
     from tournaments.services.clock import tournament_advance
-    from tournaments.services.turns import entry_of
 
     tournament = bot_tournament(
         tables * SEATS,

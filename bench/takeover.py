@@ -127,7 +127,7 @@ def report(args: argparse.Namespace, tournament_id: int, owners: dict[int, int],
     from django.core.management import call_command
 
     from tournaments.models import Entry, EntryStatus, Hand, HandStatus
-    from tournaments.services.hands import replay
+    from tournaments.selectors.replays import replay
 
     database_url = os.environ["DATABASE_URL"]
     tables = list(owners)

@@ -24,7 +24,7 @@ from tournaments.rules.hand_history import phh_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
 from tournaments.rules.replayer import SeatStep, Step, action_steps, hand_steps
 from tournaments.selectors.hands import hand_lines, hand_list_for_player
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import replay
 from tournaments.templatetags.chips import chips
 
 FINISHED = [HandStatus.FINISHED, HandStatus.REPORTED]

@@ -20,6 +20,7 @@ from accounts.models import User
 from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import ENTERED, Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import ShownHand
+from tournaments.selectors.entries import entry_time_bank
 from tournaments.selectors.standings import tournament_clock
 from tournaments.selectors.tables import (
     InPlayView,
@@ -33,7 +34,6 @@ from tournaments.selectors.tables import (
 from tournaments.services.chat import chat_post, chat_shown
 from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.tables import entry_sit_out, hand_act
-from tournaments.services.turns import entry_time_bank
 
 
 class SignedInRequest(HttpRequest):

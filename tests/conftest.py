@@ -6,6 +6,7 @@ from django.utils import translation
 
 from tests.factories import UserFactory
 from tournaments import nodes
+from tournaments.selectors import replays
 from tournaments.services import hands, ticks
 
 
@@ -31,9 +32,9 @@ def _forget_hands():
     # test's database may give a new hand the same id (SQLite does).
     with hands._live_lock:
         hands._live.clear()
-    with hands._shown_lock:
-        hands._shown.clear()
-        hands._paged.clear()
+    with replays._shown_lock:
+        replays._shown.clear()
+        replays._paged.clear()
     nodes._nodes.read_at = float("-inf")  # the live nodes read again from the (cleared) cache
     with ticks._queued_lock:
         ticks._queued.clear()  # the ticks queued, as the cleared cache knew them

@@ -10,9 +10,9 @@ from tests.decks import deck_for
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, Hand, HandStatus, Tournament
 from tournaments.rules.hands import ActionKind, HandSetup, deck_commitment, new_salt
+from tournaments.selectors.replays import entry_of
 from tournaments.services.clock import tournament_advance
 from tournaments.services.tables import hand_act
-from tournaments.services.turns import entry_of
 
 
 def started(stacks: list[int], *, levels=None, **fields) -> tuple[Tournament, list[Entry]]:

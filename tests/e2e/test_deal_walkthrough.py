@@ -15,9 +15,8 @@ from deals.models import Deal
 from tests.e2e.test_live import LIVE, listening
 from tournaments.demo import FINAL_TABLE_PLAYERS, LOGINS, demo_deal_load
 from tournaments.models import Entry, Hand, HandStatus, Status, Tournament
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.tables import hand_act, hand_report
-from tournaments.services.turns import entry_of
 from wallet.money import format_money
 
 pytestmark = pytest.mark.django_db(transaction=True)

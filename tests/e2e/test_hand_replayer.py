@@ -11,7 +11,7 @@ from tests.e2e.test_live import log_in
 from tests.tables import act, prepare, started
 from tournaments.models import Hand, HandStatus
 from tournaments.rules.hands import ActionKind
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import replay
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -23,10 +23,9 @@ from tests.e2e.test_live import LIVE, listening, log_in, not_reloaded
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants, registered, under_way
 from tests.integration.test_clock_worker import Worker
 from tournaments.models import Entry, Hand, HandStatus
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import replay
 from tournaments.services.tables import entry_sit_out, hand_act, hand_report
-from tournaments.services.turns import entry_of
 from tournaments.templatetags.chips import chips
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -49,8 +49,8 @@ from tests.integration.test_deals import now as deal_now
 from tests.tables import in_play, started
 from tournaments.forms import LobbyFilterForm
 from tournaments.models import Entry, Hand, IntegrityFlag, IntegritySignal, SignalKind
+from tournaments.selectors.replays import entry_of
 from tournaments.services.integrity import prize_withhold
-from tournaments.services.turns import entry_of
 from wallet.services import deposit_create
 
 pytestmark = pytest.mark.django_db

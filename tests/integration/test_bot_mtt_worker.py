@@ -27,9 +27,9 @@ from tests.worker import Worker
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
 from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors.payouts import tournament_payouts
+from tournaments.selectors.replays import replay
 from tournaments.services.editing import tournament_save
 from tournaments.services.entries import entry_register
-from tournaments.services.hands import replay
 from tournaments.services.prizes import prize_pool_account
 from wallet.models import Transfer, TransferReason
 from wallet.services import deposit_create, wallet_account

@@ -17,13 +17,12 @@ from tests.integration.test_table_rules import OMAHA_HILO, all_in_or_call
 from tests.tables import act, in_play, prepare, seat_of, started
 from tournaments.models import Entry, Hand, HandStatus, IntegrityFlag, PrizeHold, SignalKind, Status, Tournament
 from tournaments.rules.hands import ActionKind
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.hands import replay
 from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
 from tournaments.services.prizes import bounty_account
 from tournaments.services.tables import entry_sit_out, hand_report, hands_catch_up
-from tournaments.services.turns import entry_of
 from wallet.models import Transfer, TransferReason
 from wallet.services import house_account, wallet_account
 

@@ -11,10 +11,10 @@ from django.utils import timezone
 from accounts.models import User
 from tournaments.demo import SPRINT_EXTRA_SECONDS, demo_sprint_load
 from tournaments.models import Entry, Hand, HandStatus, Tournament
+from tournaments.selectors.replays import entry_of
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
 from tournaments.services.tables import hand_act, hand_due, hands_catch_up
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 

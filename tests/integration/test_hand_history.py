@@ -18,7 +18,7 @@ from tests.factories import UserFactory
 from tests.tables import act, acting, in_play, prepare, started
 from tournaments.models import Entry, Hand, HandSeat, HandStatus
 from tournaments.rules.hands import ActionKind
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import replay
 from tournaments.services.seats import entry_transfer
 from tournaments.services.tables import hand_report, hands_roll_back
 

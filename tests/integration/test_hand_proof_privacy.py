@@ -18,9 +18,8 @@ from tests.tables import started
 from tournaments.models import Entry, Hand, HandStatus
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import FULL_DECK, card_salt
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.tables import hand_act, hand_report
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 

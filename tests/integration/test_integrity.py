@@ -27,7 +27,7 @@ from tournaments.models import (
     Status,
 )
 from tournaments.rules.hands import ActionKind
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import replay
 from tournaments.services.integrity import (
     flag_decide,
     integrity_scan,

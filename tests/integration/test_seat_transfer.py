@@ -12,10 +12,10 @@ from tests.factories import BlindStructureFactory, TournamentFactory, UserFactor
 from tests.tables import act, in_play, prepare, started
 from tournaments.models import Entry, EntryStatus, HandStatus
 from tournaments.rules.hands import ActionKind
+from tournaments.selectors.replays import entry_of
 from tournaments.services.refusals import TournamentError
 from tournaments.services.seats import entry_transfer
 from tournaments.services.tables import hand_act, hand_report
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 

@@ -35,9 +35,8 @@ from tests.tables import in_play, started
 from tests.worker import Worker, database_url
 from tournaments.models import BreakPolicyKind, CrashPolicy, Entry, Hand, HandStatus
 from tournaments.rules.hands import ActionKind
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.tables import STALLED_REASON, hand_act
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

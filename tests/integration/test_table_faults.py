@@ -14,8 +14,8 @@ from tournaments.models import Entry, Hand, HandStatus, Status
 from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.hands import ActionKind
 from tournaments.selectors.payouts import tournament_payouts
+from tournaments.selectors.replays import replay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
-from tournaments.services.hands import replay
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import hand_act, hand_report, hands_catch_up, hands_roll_back
 from wallet.services import wallet_account

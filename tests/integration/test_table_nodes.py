@@ -32,8 +32,8 @@ from tests.worker import Beat, Node
 from tournaments import nodes
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Tournament
 from tournaments.nodes import Heartbeat, node_queue, nodes_alive, table_node
+from tournaments.selectors.replays import replay
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import replay
 from tournaments.services.tables import hands_tick
 from tournaments.services.ticks import tick_of
 from tournaments.tasks import hand_report, tables_tick

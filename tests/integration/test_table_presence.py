@@ -16,8 +16,8 @@ from tests.integration.test_live import closed, opened, session_cookie
 from tests.tables import act, in_play, started
 from tournaments.models import Entry, EntryKind, ExtraTimeStage, Hand, HandStatus
 from tournaments.rules.hands import ActionKind
+from tournaments.selectors.replays import entry_of
 from tournaments.services.tables import hand_due, hand_report
-from tournaments.services.turns import entry_of
 from wallet.models import Currency
 
 EXTRA = 60

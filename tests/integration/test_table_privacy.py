@@ -19,11 +19,10 @@ from tests.decks import deck_for
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, registered
 from tests.integration.test_live import closed, opened, received, session_cookie
 from tournaments.models import Entry, Hand, HandStatus
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services import hands as hands_service
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import replay
 from tournaments.services.tables import hand_act
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,10 +8,9 @@ from django.utils import timezone
 from tests.tables import act, acting, chips, in_play, prepare, seat_of, started
 from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Status
 from tournaments.rules.hands import ActionKind, HandSetup
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up, hands_check_down
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 

@@ -16,13 +16,12 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.nodes import Heartbeat, nodes_alive, table_node
 from tournaments.rules.hands import ActionKind
-from tournaments.services import hands
+from tournaments.selectors import replays
+from tournaments.selectors.replays import entry_of, replay, replay_shown
 from tournaments.services.clock import tournament_advance
-from tournaments.services.hands import replay, replay_shown
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up, hands_tick
 from tournaments.services.ticks import tick_of
-from tournaments.services.turns import entry_of
 
 pytestmark = pytest.mark.django_db
 
@@ -291,19 +290,19 @@ def test_a_hand_shown_on_pages_is_read_once_per_state_and_is_what_its_record_rep
 
 def test_a_page_shown_at_a_later_point_of_a_hand_goes_on_from_the_last_point_shown(monkeypatch):
     row = in_play(started(3))
-    with hands._shown_lock:  # a process that did not deal it (a web server's)
-        hands._shown.clear()
+    with replays._shown_lock:  # a process that did not deal it (a web server's)
+        replays._shown.clear()
     replay_shown(row)
     # Another process plays on.
     other = replay(row)
     other.act(row.to_act, ActionKind.CHECK_CALL)
     Hand.objects.filter(pk=row.pk).update(actions=[action.to_json() for action in other.actions])
     row.refresh_from_db()
-    replays = []
-    monkeypatch.setattr(hands, "replay", lambda hand: replays.append(hand) or replay(hand))
+    replayed = []
+    monkeypatch.setattr(replays, "replay", lambda hand: replayed.append(hand) or replay(hand))
 
     assert replay_shown(row) == other.shown()
-    assert replays == []  # the action taken since applied to the state shown before, not a replay
+    assert replayed == []  # the action taken since applied to the state shown before, not a replay
 
 
 def test_a_nodes_tick_plays_every_turn_due_in_its_step_at_its_own_tables_once(settings):

@@ -1,10 +1,11 @@
 """The import graph of the apps: a tree, read from the source (no import is run).
 
 Every module of the project's packages is a node; an import of another of them, at
-the top or inside a function, is an edge; an import only for the type checker
-(`if TYPE_CHECKING:`) is not, as it never runs. No circle may join two modules, and
-the services import nothing inside a function: what a use case needs is named at
-the top of its module, where a reader finds it.
+the top, inside a function or only for the type checker (`if TYPE_CHECKING:`), is an
+edge: a type named across a circle ties the two designs together as much as a call.
+No circle may join two modules; the services import nothing inside a function (what
+a use case needs is named at the top of its module, where a reader finds it); and
+the selectors, the reads, import no service: a read never writes.
 """
 
 import ast
@@ -26,23 +27,12 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def imports(tree: ast.Module) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import that runs, and whether it is inside a function."""
+    """Every import, and whether it is inside a function."""
     found: list[tuple[ast.Import | ast.ImportFrom, bool]] = []
 
     def walk(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child):
-                for other in child.orelse:
-                    walk(other, in_function)
-                continue
             if isinstance(child, ast.Import | ast.ImportFrom):
                 found.append((child, in_function))
             walk(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
@@ -115,13 +105,14 @@ def test_the_graph_reads_every_app_and_sees_their_imports():
     assert "tournaments.selectors.schedules" in edges["tournaments.selectors.payouts"]
 
 
-def test_the_checker_finds_a_circle_and_ignores_imports_for_the_type_checker():
+def test_the_checker_finds_a_circle_and_sees_every_import():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     tree = ast.parse(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\ndef f():\n    import y\nimport z\n"
     )
     assert [(node.names[0].name, local) for node, local in imports(tree)] == [
         ("TYPE_CHECKING", False),
+        ("x", False),
         ("y", True),
         ("z", False),
     ]
@@ -135,3 +126,12 @@ def test_no_two_modules_import_each_other_even_through_others():
 def test_the_services_import_nothing_inside_a_function():
     _edges, local = graph()
     assert local == []
+
+
+def test_the_selectors_import_no_service():
+    edges, _local = graph()
+    reads = {name: imported for name, imported in edges.items() if name.startswith("tournaments.selectors")}
+    assert len(reads) > 5
+    assert {name: sorted(n for n in imported if ".services" in n) for name, imported in reads.items()} == {
+        name: [] for name in reads
+    }

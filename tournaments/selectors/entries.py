@@ -20,6 +20,7 @@ from tournaments.rules.registration import (
     registration_refusal,
     unregistration_refusal,
 )
+from tournaments.rules.schedule import time_bank_left
 from tournaments.selectors.schedules import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from wallet.models import Currency
 from wallet.selectors import wallet_balance
@@ -100,4 +101,15 @@ def chips_refusal(tournament: Tournament, entry: Entry, *, kind: str, now: datet
         taken=entry.addon_taken,
         opens_at=opens,
         closes_at=closes,
+    )
+
+
+def entry_time_bank(entry: Entry, tournament: Tournament) -> int:
+    """The milliseconds left in the entry's time bank at the tournament's level now."""
+    return time_bank_left(
+        left_ms=entry.time_bank_ms,
+        level_refilled=entry.time_bank_level,
+        level=tournament.level,
+        size_s=tournament.time_bank_seconds,
+        refill_s=tournament.time_bank_refill_seconds,
     )

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from tournaments.models import Hand, HandSeat, HandStatus
 from tournaments.rules.hands import Card, HandSetup, hole_positions
-from tournaments.services.hands import replay
+from tournaments.selectors.replays import replay
 
 HISTORY = [HandStatus.FINISHED, HandStatus.REPORTED, HandStatus.VOIDED]
 

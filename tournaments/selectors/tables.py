@@ -15,8 +15,7 @@ from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
 from tournaments.rules.hands import Legal, ShownHand
 from tournaments.selectors.bounties import bounty_heads
-from tournaments.services.hands import replay_shown
-from tournaments.services.turns import entry_of
+from tournaments.selectors.replays import entry_of, replay_shown
 
 RECENT_HANDS = 5
 

@@ -18,14 +18,12 @@ the turn again, under the same table lock, so nothing is played twice or from an
 old state.
 """
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING
 
 from celery import signature
 from django.conf import settings
@@ -36,12 +34,11 @@ from django.utils import timezone
 from tournaments.models import BlindLevel, Entry, EntryStatus, Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.nodes import node_queue, nodes_alive, table_node, table_queue
 from tournaments.rules.floor import Deal
-from tournaments.rules.hands import Action, HandSetup, PlayedHand, ShownHand, deck_commitment, new_deck, new_salt
+from tournaments.rules.hands import HandSetup, PlayedHand, ShownHand, deck_commitment, new_deck, new_salt
+from tournaments.selectors.replays import KEPT, played_on, remember_shown
+from tournaments.selectors.tables import InPlayView
 from tournaments.services.ticks import tick_queue
 from tournaments.services.turns import turn_start
-
-if TYPE_CHECKING:
-    from tournaments.selectors.tables import InPlayView
 
 TABLES_TICK = "tournaments.tasks.tables_tick"
 REPORT_TASK = "tournaments.tasks.hand_report"
@@ -49,9 +46,6 @@ REPORT_TASK = "tournaments.tasks.hand_report"
 # A turn writes these fields of its hand (and its revision); one that ends it, these too.
 TURN_FIELDS = ("actions", "to_act", "turn_started_at", "deadline_at", "extra_time")
 END_FIELDS = ("status", "result", "ended_at")
-
-# Hands kept warm: more than the tables one process plays at once.
-KEPT = 1024
 
 
 class StaleHand(Exception):
@@ -71,7 +65,7 @@ class LiveHand:
     fresh: bool = True
     # What the table shows of it as it stands, once worked out (its watchers' view),
     # and the bounty on each head dealt in (entry ids): the same for the whole hand.
-    view: "InPlayView | None" = None
+    view: InPlayView | None = None
     shown: ShownHand | None = None
     heads: dict[int, int] | None = None
 
@@ -127,23 +121,7 @@ def hand_live(hand_id: int, *, table: Table) -> LiveHand:
 def _caught_up(row: Hand, kept: LiveHand | None) -> PlayedHand:
     """`row` played: the kept copy with the actions taken since, if it is the same hand
     at an earlier point of its record; else replayed."""
-    return _played_on(row, kept.played if kept is not None else None)
-
-
-def _played_on(row: Hand, played: PlayedHand | None) -> PlayedHand:
-    """`row` played: `played` (this hand at an earlier point of its record) with the
-    actions taken since; else replayed."""
-    taken = len(played.actions) if played is not None else 0
-    if (
-        played is not None
-        and "".join(played.deck) == row.deck
-        and [action.to_json() for action in played.actions] == row.actions[:taken]
-    ):
-        for data in row.actions[taken:]:
-            action = Action.from_json(data)
-            played.act(action.seat, action.kind, action.amount)
-        return played
-    return replay(row)
+    return played_on(row, kept.played if kept is not None else None)
 
 
 def hand_store(live: LiveHand, shown: ShownHand) -> None:
@@ -157,7 +135,7 @@ def hand_store(live: LiveHand, shown: ShownHand) -> None:
     if not stored.update(revision=row.revision + 1, **{name: getattr(row, name) for name in fields}):
         raise StaleHand
     row.revision += 1
-    _remember_shown(row, shown)
+    remember_shown(row, shown)
     if row.status == HandStatus.PLAYING:
         transaction.on_commit(partial(_keep, live))
 
@@ -253,7 +231,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
         for seat, pk in live.row.seats.items()
     )
     for live in lives:
-        _remember_shown(live.row, live.played.shown())
+        remember_shown(live.row, live.played.shown())
         if live.row.status == HandStatus.PLAYING:
             transaction.on_commit(partial(_keep, live))
         hand_queue(live.row)
@@ -270,58 +248,6 @@ def hand_level(tournament: Tournament) -> BlindLevel:
 def hand_players(row: Hand) -> dict[int, Entry]:
     """The entries dealt in `row` (by id), with their players."""
     return Entry.objects.select_related("player").in_bulk([int(pk) for pk in row.seats.values()])
-
-
-def replay(row: Hand) -> PlayedHand:
-    """The hand as it stands, rebuilt from its record."""
-    deck = [row.deck[i : i + 2] for i in range(0, len(row.deck), 2)]
-    return PlayedHand.play(HandSetup.from_json(row.setup), deck, [Action.from_json(data) for data in row.actions])
-
-
-# Hands as pages show them (a table's watchers, a player's own seat fetched again:
-# one state read several times), from the process that played them or replayed
-# once. Keyed by the hand's whole record, not its number of actions: one kept by a
-# transaction that then rolled back can only be found by a record of the same
-# actions, which is the same state.
-ShownKey = tuple[int, str, str]
-_shown: OrderedDict[ShownKey, ShownHand] = OrderedDict()
-_shown_lock = threading.Lock()
-
-
-def _shown_key(row: Hand) -> ShownKey:
-    return (row.pk, row.commitment, json.dumps(row.actions))
-
-
-def _remember_shown(row: Hand, shown: ShownHand) -> None:
-    with _shown_lock:
-        _shown[_shown_key(row)] = shown
-        while len(_shown) > KEPT:
-            _shown.popitem(last=False)
-
-
-# The hands this process has shown pages, by id, as last shown: a page shown again at
-# a later point of the hand goes on from there rather than replaying the hand.
-_paged: OrderedDict[int, PlayedHand] = OrderedDict()
-
-
-def replay_shown(row: Hand) -> ShownHand:
-    """The hand as it stands, as the pages show it: as this process played it, or
-    from the last point of it this process showed, once per state."""
-    key = _shown_key(row)
-    with _shown_lock:
-        shown = _shown.get(key)
-        earlier = _paged.pop(row.pk, None)
-    if shown is None:
-        played = _played_on(row, earlier)
-        shown = played.shown()
-        _remember_shown(row, shown)
-        earlier = played
-    if earlier is not None:
-        with _shown_lock:
-            _paged[row.pk] = earlier
-            while len(_paged) > KEPT:
-                _paged.popitem(last=False)
-    return shown
 
 
 def hand_queue(row: Hand) -> None:

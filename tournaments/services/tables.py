@@ -38,6 +38,7 @@ from tournaments.models import (
 from tournaments.nodes import nodes_alive, table_node
 from tournaments.rules.hands import ActionKind, HandError, ShownHand
 from tournaments.selectors.payouts import tournament_payouts
+from tournaments.selectors.replays import entry_of, replay
 from tournaments.selectors.tables import InPlayView, hand_heads, hand_in_play_view
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
 from tournaments.services.clock import tournament_follow_up
@@ -52,12 +53,11 @@ from tournaments.services.hands import (
     hand_store,
     hand_warm,
     hands_touch,
-    replay,
     turn_queue,
 )
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
 from tournaments.services.ticks import TICK_STEP
-from tournaments.services.turns import Turned, entry_of, turn_auto, turn_bank_spend, turns_play_on
+from tournaments.services.turns import Turned, turn_auto, turn_bank_spend, turns_play_on
 from wallet.models import Currency
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from django.conf import settings
 from tournaments.models import Entry, Hand, HandStatus, Tournament
 from tournaments.rules.bots import bot_action
 from tournaments.rules.hands import PlayedHand
-from tournaments.rules.schedule import time_bank_left
+from tournaments.selectors.entries import entry_time_bank
+from tournaments.selectors.replays import entry_of
 
 # A player whose time runs out is sat out (rule 18.4) until he comes back, rather
 # than holding every hand up for his whole allowance.
@@ -31,22 +32,6 @@ class Turned:
 
     entries: dict[int, dict[str, object]] = field(default_factory=dict)
     timed_out: list[tuple[Entry, int]] = field(default_factory=list)  # (entry, seat)
-
-
-def entry_of(row: Hand, seat: int) -> int:
-    """The entry (id) dealt in at `seat`."""
-    return int(row.seats[str(seat)])
-
-
-def entry_time_bank(entry: Entry, tournament: Tournament) -> int:
-    """The milliseconds left in the entry's time bank at the tournament's level now."""
-    return time_bank_left(
-        left_ms=entry.time_bank_ms,
-        level_refilled=entry.time_bank_level,
-        level=tournament.level,
-        size_s=tournament.time_bank_seconds,
-        refill_s=tournament.time_bank_refill_seconds,
-    )
 
 
 def turn_start(
