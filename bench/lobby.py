@@ -16,7 +16,10 @@ round, like the lobby's cache: a hot page misses once per round, as in productio
 - signed in: `/` for a logged-in player: the page rendered for them around the
   shared filter form and results (session from the cache, one query for the user).
 
-    uv run python bench/lobby.py [--rounds 8] [--seconds 1.0]
+    uv run python bench/lobby.py [--rounds 8] [--seconds 1.0] [--profile]
+
+--profile prints a cProfile of signed-in requests (the page most players see) instead
+of measuring.
 
 Ends with `RESULT lobby_ratio` (lobby req/s over trivial req/s; target >= 0.25),
 `RESULT lobby_mix_ratio`, `RESULT lobby_uncached_ratio`, `RESULT lobby_signed_in_ratio`
@@ -336,6 +339,10 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
         queries = {"miss": queries_per_request(driver, LOBBY[0], miss=True)}
         queries["hit"] = queries_per_request(driver, LOBBY[0], miss=False)
         queries["signed in"] = queries_per_request(driver, signed_in[0], miss=False)
+        if args.profile:
+            profile(driver, signed_in)
+            sign_out(cookie)
+            return
         kinds = {"trivial": TRIVIAL, "lobby": LOBBY, "mix": MIX, "uncached": LOBBY, "signed in": signed_in}
         rps, ratios = measure(driver, kinds, args, began)
         sign_out(cookie)
@@ -352,10 +359,25 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
     print(f"RESULT lobby_queries {queries['miss']}")
 
 
+def profile(driver: Driver, requests: list) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    count, elapsed = driver.run(requests, 3.0)
+    profiler.disable()
+    print(f"profiled: {count} signed-in requests in {elapsed:.1f} s (slower than unprofiled)")
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("cumulative").print_stats(45)
+    stats.sort_stats("tottime").print_stats(25)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=8, help="interleaved measuring rounds")
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per view per round")
+    parser.add_argument("--profile", action="store_true", help="profile signed-in requests instead of measuring")
     args = parser.parse_args()
     began = time.monotonic()
 

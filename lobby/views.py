@@ -1,28 +1,28 @@
 import functools
 import hashlib
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
-from django.utils.cache import get_cache_key, learn_cache_key
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import cache_page
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
 from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
-from tournaments.forms import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilterForm
+from tournaments.filters import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilter
 from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, Status, Tournament, tournament_tags
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
@@ -34,12 +34,11 @@ from tournaments.selectors.standings import chip_leaders, tournament_clock, tour
 from wallet.money import format_money as money
 
 LOBBY_PAGE_SIZE = 50
-# The lobby's rendered parts are shared by every viewer with the same filters,
-# language and time zone for this long (the shared cache counts from when a render
-# is stored, so add its own time), a visitor's page kept whole no longer than its
-# parts: a change shows within about a second, while a busy lobby reads the database
-# once a second per filter rather than once per viewer. Live rows keep an open page
-# current after that.
+# What the lobby shares is kept this long: a visitor's page whole (Django's per-view
+# cache, in this process), and for signed-in players and htmx the filter form and
+# the results (the shared cache): a change shows within about a second, while a busy
+# lobby reads the database once a second per filter rather than once per viewer.
+# Live rows keep an open page current after that.
 LOBBY_CACHE_SECONDS = 1
 COLUMNS = [
     ("start", gettext_lazy("Start")),
@@ -55,89 +54,94 @@ FILTER_PARAMS = ("q", "game", "limit", "currency", "status", "tag", "buy_in_min"
 
 
 @dataclass(frozen=True)
-class LobbyParts:
-    """The lobby's rendered filter form and results, and when their rows were read."""
+class ListedRow:
+    """A lobby row as every viewer sees it but for the viewer's own mark in its status
+    cell: the row's HTML before the mark and after it, and a non-entrant's mark."""
 
-    read_at: float  # time.time()
+    id: int
+    status: str
+    registration_path: str  # "" when the event takes no entry now
+    start: str
+    mark: str
+    end: str
+
+
+@dataclass(frozen=True)
+class LobbyParts:
+    """The lobby's rendered filter form and results for one input, shared by every
+    viewer: the results as their top (the errors, or the count and the table's head),
+    their rows and their bottom (the table's end and the pages)."""
+
     status: int  # 400 for filters that do not validate
     filters_html: str
-    results_html: str
-    # The events listed with their statuses and registration paths ("" when closed),
-    # for the viewer's own marks.
-    listed: tuple[tuple[int, str, str], ...] = ()
+    top: str
+    rows: tuple[ListedRow, ...]
+    bottom: str
+
+    def results_html(self, marks: Mapping[int, str] | None = None) -> str:
+        """The results with the viewer's own marks (by event id) on the rows they are in."""
+        marks = marks or {}
+        rows = "".join(row.start + marks.get(row.id, row.mark) + row.end for row in self.rows)
+        return self.top + rows + self.bottom
 
 
 @vary_on_headers("Cookie", "HX-Request")
 def lobby(request):
     """The lobby: the page, or only its results when htmx asks for them.
 
-    The filter form and the results are shared by every viewer of the same filters,
-    page, language and time zone (lobby_parts). Around them, a signed-in player's
-    page is rendered for them; a visitor's page, which carries nobody's header or
-    token, is kept whole and shared (_visitor_lobby_page).
+    A visitor's page carries nobody's header or token: it is kept whole and shared
+    (Django's per-view cache). A signed-in player's page is rendered for him around
+    the shared filter form and results (lobby_parts), with his own marks on the rows
+    of the events he is in, from one query.
     """
     params = {key: request.GET[key] for key in FILTER_PARAMS if request.GET.get(key)}
     page_number = request.GET.get("page", "1")
     if request.htmx:
         parts = lobby_parts(params, page_number)
         sort_field = render_to_string("lobby/lobby.html#sortfield", {"sort": params.get("sort"), "oob": True})
-        return HttpResponse(_with_own_marks(request, parts) + sort_field, status=parts.status)
+        return HttpResponse(parts.results_html(own_marks(request, parts)) + sort_field, status=parts.status)
     if settings.SESSION_COOKIE_NAME in request.COOKIES:
-        return _lobby_page(request, lobby_parts(params, page_number))  # possibly signed in
+        parts = lobby_parts(params, page_number)  # possibly signed in
+        return _lobby_page(request, parts, own_marks(request, parts))
     return _visitor_lobby_page(request, params, page_number)
 
 
-def _visitor_lobby_page(request, params: dict[str, str], page_number: str):
-    """The page for a visitor without a session, kept whole the way Django's per-view
-    cache keeps pages (keyed on the address, language, time zone and Cookie header),
-    until its parts are LOBBY_CACHE_SECONDS old. Kept in this process: a shared cache
-    would cost each request a round trip for what this process renders once a second."""
-    pages = caches["local"]
-    key = get_cache_key(request, cache=pages)
-    page = pages.get(key) if key else None
-    if page is None:
-        parts = lobby_parts(params, page_number)
-        page = _render_visitor_page(request, parts)
-        lifetime = parts.read_at + LOBBY_CACHE_SECONDS - time.time()
-        # Never one that sets a cookie, as Django's per-view cache: a CSRF token on
-        # the page would be the first visitor's.
-        if page.status_code == 200 and not page.cookies and lifetime > 0:
-            pages.set(learn_cache_key(request, page, lifetime, cache=pages), page, lifetime)
-    return page
-
-
-@csrf_protect  # sets the CSRF cookie here if the page used a token, so it is not kept
+@cache_page(LOBBY_CACHE_SECONDS, cache="local")
+@csrf_protect  # sets the CSRF cookie if the page used a token: the cache then keeps it not
 @vary_on_cookie  # a cookie the page may show (messages) keeps it apart
-def _render_visitor_page(request, parts: LobbyParts):
-    return _lobby_page(request, parts)
+def _visitor_lobby_page(request, params: dict[str, str], page_number: str):
+    """Kept in this process: a shared cache would cost each request a round trip for
+    what this process renders once a second. Rendered from the rows as they are (and
+    shared from there), not from parts kept earlier, so it is never older than
+    LOBBY_CACHE_SECONDS."""
+    return _lobby_page(request, lobby_parts(params, page_number, fresh=True), {})
 
 
-def _lobby_page(request, parts: LobbyParts):
+def _lobby_page(request, parts: LobbyParts, marks: Mapping[int, str]):
     # Our own renders of the partials.
     context = {
         "filters_html": mark_safe(parts.filters_html),  # noqa: S308
-        "results_html": mark_safe(_with_own_marks(request, parts)),  # noqa: S308
+        "results_html": mark_safe(parts.results_html(marks)),  # noqa: S308
     }
     return render(request, "lobby/lobby.html", context, status=parts.status)
 
 
-def _with_own_marks(request, parts: LobbyParts) -> str:
-    """The shared results with a signed-in player's own marks ("Registered" instead
-    of "Register…", and "Go to my table" while they play): each listed row carries
-    the mark of a player not in the event, replaced here for the events the player is in."""
-    if not parts.listed or not request.user.is_authenticated:
-        return parts.results_html
-    html = parts.results_html
-    listed = {tournament_id: (status, path) for tournament_id, status, path in parts.listed}
-    for tournament_id, seated_at in player_marks(request.user.pk, listed).items():
-        status, registration_path = listed[tournament_id]
-        html = html.replace(
-            _own_mark_html(tournament_id, status, registration_path, registered=False),
-            _own_mark_html(
-                tournament_id, status, registration_path, registered=True, table=playing_at(status, seated_at)
-            ),
+def own_marks(request, parts: LobbyParts) -> dict[int, str]:
+    """A signed-in player's own marks on the listed events he is in ("Registered",
+    and "Go to my table" while he plays), by event id."""
+    if not parts.rows or not request.user.is_authenticated:
+        return {}
+    listed = {row.id: row for row in parts.rows}
+    return {
+        tournament_id: _own_mark_html(
+            tournament_id,
+            listed[tournament_id].status,
+            listed[tournament_id].registration_path,
+            registered=True,
+            table=playing_at(listed[tournament_id].status, seated_at),
         )
-    return html
+        for tournament_id, seated_at in player_marks(request.user.pk, listed).items()
+    }
 
 
 def _own_mark_html(
@@ -197,12 +201,17 @@ def _seating_key(tournament: Tournament, tables) -> str:
     return hashlib.blake2b(seating.encode(), digest_size=8).hexdigest()
 
 
-def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
+def lobby_parts(params: dict[str, str], page_number: str, *, fresh: bool = False) -> LobbyParts:
     """The rendered parts for this input in the active language and time zone,
     shared by every viewer for LOBBY_CACHE_SECONDS. Keyed by the raw input: a hit
-    needs no form; a miss validates it and shares the answer, a 400 included."""
+    needs no form; a miss validates it and shares the answer, a 400 included.
+    `fresh`: rendered now whatever is kept, and shared from now on."""
     viewer = (translation.get_language(), timezone.get_current_timezone_name(), sorted(params.items()), page_number)
     key = "lobby:" + hashlib.blake2b(repr(viewer).encode(), digest_size=16).hexdigest()
+    if fresh:
+        parts = _render_parts(params, page_number)
+        cache.set(key, parts, LOBBY_CACHE_SECONDS)
+        return parts
     # A miss stores and returns the rendered parts: never None.
     return cast(
         LobbyParts, cache.get_or_set(key, functools.partial(_render_parts, params, page_number), LOBBY_CACHE_SECONDS)
@@ -210,17 +219,30 @@ def lobby_parts(params: dict[str, str], page_number: str) -> LobbyParts:
 
 
 def _render_parts(params: dict[str, str], page_number: str) -> LobbyParts:
-    read_at = time.time()
-    form = LobbyFilterForm(params)
-    valid = form.is_valid()
-    filters = {"form": form, "choice_fields": _choice_fields(form)}
-    results = _results_context(form, params, page_number, valid)
+    filters = LobbyFilter(params, queryset=Tournament.objects.all())
+    valid = filters.is_valid()
+    form = filters.form
+    results = _results_context(filters, params, page_number, valid)
     return LobbyParts(
-        read_at=read_at,
         status=200 if valid else 400,
-        filters_html=render_to_string("lobby/lobby.html#filters", filters),
-        results_html=render_to_string("lobby/lobby.html#results", results),
-        listed=tuple((row["id"], row["status"], row["registration_path"]) for row in results.get("rows", ())),
+        filters_html=render_to_string(
+            "lobby/lobby.html#filters", {"form": form, "choice_fields": _choice_fields(form)}
+        ),
+        top=render_to_string("lobby/lobby.html#results_top", results),
+        rows=tuple(_listed_row(row) for row in results.get("rows", ())),
+        bottom=render_to_string("lobby/lobby.html#results_bottom", results),
+    )
+
+
+def _listed_row(row: dict) -> ListedRow:
+    start, mark, end = (get_template(f"lobby/lobby.html#{part}") for part in ("row_start", "row_mark", "row_end"))
+    return ListedRow(
+        id=row["id"],
+        status=row["status"],
+        registration_path=row["registration_path"],
+        start=start.render({"row": row}),
+        mark=mark.render({"row": row}),
+        end=end.render({"row": row}),
     )
 
 
@@ -228,10 +250,10 @@ def _choice_fields(form):
     return [form[name] for name in ("game", "limit", "currency", "status", "tag")]
 
 
-def _results_context(form, params: dict, page_number: str, valid: bool) -> dict:
+def _results_context(filters: LobbyFilter, params: dict, page_number: str, valid: bool) -> dict:
     if not valid:
-        return {"errors": form.error_message()}
-    page = Paginator(tournament_list_for_lobby(form), LOBBY_PAGE_SIZE).get_page(page_number)
+        return {"errors": filters.error_message()}
+    page = Paginator(tournament_list_for_lobby(filters), LOBBY_PAGE_SIZE).get_page(page_number)
     write_row = LobbyRowWriter()
     return {
         "page": page,
@@ -268,20 +290,15 @@ def _columns(params: dict) -> list[dict]:
 
 
 BETTING_SHORT = {BettingStructure.NO_LIMIT: "NL", BettingStructure.POT_LIMIT: "PL", BettingStructure.FIXED_LIMIT: "FL"}
-# Stands in for a tournament's id in a reversed Tournament Info address.
-_SOME_ID = 918273645546372819
 
 
 class LobbyRowWriter:
     """Writes the lobby's rows as text, for the results template to place as they
     are, with the functions its tags and filters would use. One render's rows share a
-    language and time zone, so the Tournament Info address is reversed once, and each
-    label, amount, start time and tag (they repeat from row to row) is written once."""
+    language and time zone, so each label, amount, start time and tag (they repeat
+    from row to row) is written once."""
 
     def __init__(self):
-        self.info_path_around_id = reverse("lobby:tournament", args=[_SOME_ID]).split(str(_SOME_ID))
-        self.registration_path_around_id = reverse("lobby:registration_row", args=[_SOME_ID]).split(str(_SOME_ID))
-        self.mark_path_around_id = reverse("lobby:own_mark", args=[_SOME_ID]).split(str(_SOME_ID))
         self.now = timezone.now()
         # Translators: a date format for the date filter: D weekday, j day, M month (b: lower case), Y year, H:i time.
         self.start_format = _("D j M, H:i")
@@ -316,7 +333,7 @@ class LobbyRowWriter:
     def __call__(self, row: dict) -> dict:
         pool_currency = pricing.pool_currency(entry_kind=row["entry_kind"], currency=row["currency"])
         registration_path = (
-            "" if self._registration_refusal(row) else str(row["id"]).join(self.registration_path_around_id)
+            "" if self._registration_refusal(row) else reverse("lobby:registration_row", args=[row["id"]])
         )
         start = row["scheduled_start"].astimezone(self.zone)  # timezone.localtime(), as the date filter does
         tags = tournament_tags(
@@ -332,10 +349,10 @@ class LobbyRowWriter:
             "status": row["status"],
             "start_iso": start.isoformat(),  # what the date filter writes for "c"
             "start_text": self.start_text(start),
-            "info_path": str(row["id"]).join(self.info_path_around_id),
+            "info_path": reverse("lobby:tournament", args=[row["id"]]),
             # The registration service's own rule (rule 9): closed, not open yet, full.
             "registration_path": registration_path,
-            "mark_path": str(row["id"]).join(self.mark_path_around_id),
+            "mark_path": reverse("lobby:own_mark", args=[row["id"]]),
             "mark_key": own_mark_key(row["status"], registration_path),
             "name": row["name"],
             "game_label": f"{BETTING_SHORT[row['betting']]} {self.game_labels[row['game']]}",

@@ -24,7 +24,8 @@ from rest_framework.views import APIView
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
-from tournaments.forms import IDEMPOTENCY_KEY, LobbyFilterForm
+from tournaments.filters import LobbyFilter
+from tournaments.forms import IDEMPOTENCY_KEY
 from tournaments.models import ENTERED, Entry, EntryKind, PurchaseKind, Tournament
 from tournaments.rules.schedule import Deadlines, Schedule
 from tournaments.selectors.entries import payment_options
@@ -56,13 +57,13 @@ from wallet.selectors import wallet_summary
 
 
 class InvalidFilter(exceptions.ValidationError):
-    """The lobby's filter form refused the query string; says why in the form's words."""
+    """The lobby's filters refused the query string; says why in the lobby's words."""
 
     default_code = "invalid_filter"
 
-    def __init__(self, form: LobbyFilterForm):
-        super().__init__({name: list(map(str, messages)) for name, messages in form.errors.items()})
-        self.message = form.error_message()
+    def __init__(self, filters: LobbyFilter):
+        super().__init__({name: list(map(str, messages)) for name, messages in filters.errors.items()})
+        self.message = filters.error_message()
 
 
 def _tournaments() -> QuerySet[Tournament]:
@@ -74,10 +75,10 @@ def _tournaments() -> QuerySet[Tournament]:
 
 
 def _filter_parameters() -> list[OpenApiParameter]:
-    """The lobby form's fields as query parameters, so the schema follows the form:
-    a blank value is "any", as in the lobby."""
+    """The lobby filters' fields as query parameters, so the schema follows them: a
+    blank value is "any", as in the lobby."""
     parameters = []
-    for name, field in LobbyFilterForm.base_fields.items():
+    for name, field in LobbyFilter().form.fields.items():
         if isinstance(field, forms.ChoiceField):
             values = [value for value, _label in cast("list[tuple[str, str]]", field.choices)]  # plain lists
             schema: dict[str, object] = {
@@ -116,10 +117,10 @@ class TournamentListApi(PublicApiView, ListAPIView):
     serializer_class = TournamentListItemSerializer
 
     def get_queryset(self) -> QuerySet[Tournament]:
-        form = LobbyFilterForm(self.request.query_params)
-        if not form.is_valid():
-            raise InvalidFilter(form)
-        return form.filter(_tournaments())
+        filters = LobbyFilter(self.request.query_params, queryset=_tournaments())
+        if not filters.is_valid():
+            raise InvalidFilter(filters)
+        return filters.qs
 
 
 @dataclass(frozen=True)

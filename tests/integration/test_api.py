@@ -1,6 +1,8 @@
 """The public tournament API: /api/v1/tournaments/, its schema and its docs page."""
 
+import html
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -226,6 +228,29 @@ def test_invalid_filter_is_a_400_with_the_forms_message(client, query, field_nam
     assert words in body["message"]
     assert list(body["fields"]) == [field_name]
     assert words in " ".join(body["fields"][field_name])
+
+
+LOBBY_ROW_NAME = re.compile(r'<td class="name"><a href="[^"]+">([^<]+)</a>')
+
+
+@pytest.mark.usefixtures("field")
+@pytest.mark.parametrize(
+    "query",
+    ["", "game=omaha", "tag=knockout&sort=-buy_in", "buy_in_min=5&buy_in_max=10", "status=running", "q=roller"],
+)
+def test_the_lobby_page_lists_what_the_api_lists_in_the_same_order(client, query):
+    """One FilterSet (tournaments.filters.LobbyFilter) filters and sorts both."""
+    page = client.get(f"/?{query}")
+    assert page.status_code == 200
+    assert LOBBY_ROW_NAME.findall(page.content.decode()) == names(client.get(f"{LIST}?{query}"))
+
+
+@pytest.mark.parametrize("query", ["game=chess", "buy_in_min=50&buy_in_max=10", "sort=bogus&buy_in_max=-1"])
+def test_the_lobby_page_refuses_what_the_api_refuses_in_the_same_words(client, query):
+    api = client.get(f"{LIST}?{query}")
+    page = client.get(f"/?{query}")
+    assert api.status_code == page.status_code == 400
+    assert html.escape(api.json()["message"], quote=False) in page.content.decode()
 
 
 def test_every_refused_filter_is_named_in_one_message(client):

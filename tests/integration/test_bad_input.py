@@ -47,7 +47,7 @@ from tests.factories import UserFactory, rebuy_event, registered, under_way
 from tests.integration.test_deals import agreed_to_negotiate, final_table
 from tests.integration.test_deals import now as deal_now
 from tests.tables import in_play, started
-from tournaments.forms import LobbyFilterForm
+from tournaments.filters import LobbyFilter
 from tournaments.models import Entry, Hand, IntegrityFlag, IntegritySignal, SignalKind
 from tournaments.selectors.replays import entry_of
 from tournaments.services.integrity import prize_withhold
@@ -252,7 +252,7 @@ FORMS = [
         "lobby filters",
         "get",
         lambda world: reverse("lobby:lobby"),
-        lambda world: {**form_fields(LobbyFilterForm, {})(world), "page": "1"},
+        lambda world: {**form_fields(LobbyFilter().get_form_class(), {})(world), "page": "1"},
         plain_text=frozenset({"q"}),
     ),
     Probe(

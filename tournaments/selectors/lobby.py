@@ -12,7 +12,6 @@ from tournaments.models import (
     UNDER_WAY,
     Entry,
     EntryStatus,
-    Tournament,
 )
 from tournaments.selectors.schedules import WINDOW_FIELDS
 from tournaments.selectors.standings import STILL_IN
@@ -49,9 +48,9 @@ LOBBY_FIELDS = tuple(
 )
 
 
-def tournament_list_for_lobby(form) -> QuerySet:
-    """The lobby's rows as plain dicts, filtered and sorted by a valid LobbyFilterForm."""
-    return form.filter(Tournament.objects.all()).values(*LOBBY_FIELDS)
+def tournament_list_for_lobby(filters) -> QuerySet:
+    """The lobby's rows as plain dicts, filtered and sorted by a valid LobbyFilter."""
+    return filters.qs.values(*LOBBY_FIELDS)
 
 
 # The table an entry sits at (a table not broken); it plays there while its event is
@@ -92,4 +91,10 @@ def player_marks(player_id: int, tournament_ids: Collection[int]) -> dict[int, i
     each with the number of the table they sit at, else None (playing_at says whether
     they play there: the caller knows the events' statuses). Reads no event."""
     entries = Entry.objects.filter(player_id=player_id, tournament_id__in=tournament_ids, status__in=ENTERED)
-    return dict(entries.annotate(seated_at=SEATED_AT).values_list("tournament_id", "seated_at"))
+    # SEATED_AT worked out here rather than in the query: the page most players see
+    # asks this on every request, and the plainer query costs Django less to build.
+    rows = entries.values_list("tournament_id", "status", "table__number", "table__broken_at")
+    return {
+        tournament_id: number if status == EntryStatus.ACTIVE and broken_at is None else None
+        for tournament_id, status, number, broken_at in rows
+    }
