@@ -4,13 +4,23 @@ under /api/ (an unknown address, a bad request, a crash), so a client never gets
 an HTML page. The shape is the API's own `{"code", "message"}`
 (config.api_errors)."""
 
+from datetime import UTC
+
 from django.http import HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
+
+
+class UtcDateTimeField(serializers.DateTimeField):
+    """An instant in UTC, whatever zone the viewer's cookie activated for the pages."""
+
+    def __init__(self, **kwargs):
+        super().__init__(default_timezone=UTC, **kwargs)
 
 
 class JSONObjectParser(JSONParser):

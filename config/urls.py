@@ -18,8 +18,8 @@ from tournaments.api import (
     RegistrationApi,
     TournamentDetailApi,
     TournamentListApi,
-    WalletApi,
 )
+from wallet.api import WalletApi
 
 
 def healthz(request):

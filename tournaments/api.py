@@ -1,7 +1,7 @@
 """The tournament API (/api/v1/).
 
 Anyone may read the tournaments. A signed-in player (token or session) registers,
-unregisters, rebuys, takes the add-on and reads their own wallet; nothing takes a
+unregisters, rebuys and takes the add-on (their own wallet: wallet.api); nothing takes a
 player id, so nobody reaches another player's entry or money.
 
 Every error has the API's one shape (config.api_errors.exception_handler).
@@ -48,12 +48,10 @@ from tournaments.serializers import (
     RegistrationRequestSerializer,
     TournamentDetailSerializer,
     TournamentListItemSerializer,
-    WalletSerializer,
 )
 from tournaments.services.entries import Receipt, entry_chips_buy, entry_register_receipt, entry_unregister_receipt
 from tournaments.services.refusals import refuse
 from wallet.models import Currency
-from wallet.selectors import wallet_summary
 
 
 class InvalidFilter(exceptions.ValidationError):
@@ -371,16 +369,3 @@ class AddonApi(PlayerApiView):
     )
     def post(self, request, pk: int) -> Response:
         return _chips_bought(request, pk, PurchaseKind.ADDON)
-
-
-class WalletApi(PlayerApiView):
-    @extend_schema(
-        summary="The player's own wallet",
-        description=(
-            "Only ever the signed-in player's own: balances in minor units (the preferred currency even at zero, "
-            "other zero balances left out) and the tickets they hold, usable or reserved by a registration."
-        ),
-        responses=by_status({200: WalletSerializer, **AUTH_ERRORS}),
-    )
-    def get(self, request) -> Response:
-        return Response(WalletSerializer(wallet_summary(request.user, now=timezone.now())).data)

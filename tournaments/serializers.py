@@ -7,13 +7,12 @@ return; the request serializers only parse what the services take. Money is in
 minor units of `currency`; instants are ISO 8601 in UTC.
 """
 
-from datetime import UTC
-
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import ErrorSerializer
+from config.api import UtcDateTimeField
 from tournaments.models import (
     BettingStructure,
     BountyKind,
@@ -29,14 +28,7 @@ from tournaments.models import (
     Tag,
     Tournament,
 )
-from wallet.models import Currency, TicketStatus
-
-
-class UtcDateTimeField(serializers.DateTimeField):
-    """An instant in UTC, whatever zone the viewer's cookie activated for the pages."""
-
-    def __init__(self, **kwargs):
-        super().__init__(default_timezone=UTC, **kwargs)
+from wallet.models import Currency
 
 
 class GameSerializer(serializers.Serializer):
@@ -287,17 +279,6 @@ class EntryStatusField(serializers.ChoiceField):
         super().__init__(choices=EntryStatus.choices, **kwargs)
 
 
-HELD_TICKET_STATUSES = [(status.value, status.label) for status in (TicketStatus.AVAILABLE, TicketStatus.RESERVED)]
-
-
-@extend_schema_field(
-    {"type": "string", "enum": [value for value, _label in HELD_TICKET_STATUSES]}, component_name="TicketStatusEnum"
-)
-class TicketStatusField(serializers.ChoiceField):
-    def __init__(self, **kwargs):
-        super().__init__(choices=HELD_TICKET_STATUSES, **kwargs)
-
-
 REQUESTED_FORMS = [(form.value, form.label) for form in (PaymentForm.CASH, PaymentForm.TMONEY, PaymentForm.TICKET)]
 
 
@@ -380,33 +361,3 @@ class PaymentOptionSerializer(serializers.Serializer):
     ticket = serializers.IntegerField(
         source="ticket_id", allow_null=True, help_text='For "ticket": the ticket to send as "ticket".'
     )
-
-
-class BalanceSerializer(serializers.Serializer):
-    """One of the player's balances (a wallet.selectors.WalletBalance)."""
-
-    currency = serializers.ChoiceField(choices=Currency.choices)
-    kind = serializers.SerializerMethodField(help_text="Cash, or T-Money (currency TMY).")
-    balance = serializers.IntegerField(source="amount", help_text="In minor units.")
-
-    @extend_schema_field({"type": "string", "enum": ["cash", "tmoney"]})
-    def get_kind(self, balance) -> str:
-        return "tmoney" if balance.is_tmoney else "cash"
-
-
-class TicketSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = TicketStatusField(help_text="Reserved: paying a registration, given back if the player unregisters.")
-    value = serializers.IntegerField(help_text="The buy-in plus fee it covers, in minor units.")
-    currency = serializers.ChoiceField(choices=Currency.choices)
-    tournament = serializers.IntegerField(
-        source="tournament_ref", allow_null=True, help_text="Null: any event of exactly this buy-in and fee."
-    )
-    expires_at = UtcDateTimeField()
-
-
-class WalletSerializer(serializers.Serializer):
-    """The signed-in player's own money and tickets."""
-
-    balances = BalanceSerializer(many=True)
-    tickets = TicketSerializer(many=True, help_text="Usable, or reserved by a registration; soonest expiry first.")
