@@ -14,7 +14,10 @@ round, like the lobby's cache: a hot page misses once per round, as in productio
 - uncached: `/` with nothing cached: every request reads the database and renders
   the filter form, the results and the page;
 - signed in: `/` for a logged-in player: the page rendered for them around the
-  shared filter form and results (session from the cache, one query for the user).
+  shared filter form and results (session from the cache, one query for the user,
+  one for their own marks);
+- user only: `/bench/trivial-signed-in`, the same player's session and user read and
+  nothing else: the ceiling of any signed-in page.
 
     uv run python bench/lobby.py [--rounds 8] [--seconds 1.0] [--profile]
 
@@ -22,9 +25,9 @@ round, like the lobby's cache: a hot page misses once per round, as in productio
 of measuring.
 
 Ends with `RESULT lobby_ratio` (lobby req/s over trivial req/s; target >= 0.25),
-`RESULT lobby_mix_ratio`, `RESULT lobby_uncached_ratio`, `RESULT lobby_signed_in_ratio`
-and `RESULT lobby_queries` (SQL queries of a lobby request that misses the cache). The
-run takes about 50 s.
+`RESULT lobby_mix_ratio`, `RESULT lobby_uncached_ratio`, `RESULT lobby_signed_in_ratio`,
+`RESULT lobby_signed_in_floor_ratio` (user only over trivial) and `RESULT lobby_queries`
+(SQL queries of a lobby request that misses the cache). The run takes about 60 s.
 """
 
 import argparse
@@ -93,6 +96,13 @@ def trivial(request):
     return HttpResponse("ok")
 
 
+def trivial_signed_in(request):
+    """The least any signed-in page does: its session and its user read."""
+    from django.http import HttpResponse
+
+    return HttpResponse("ok" if request.user.is_authenticated else "no")
+
+
 class BenchUrls:
     """The project's URLs plus the trivial view; i18n_patterns must stay at the root,
     so the project's patterns are spliced in rather than included."""
@@ -102,7 +112,11 @@ class BenchUrls:
 
         from config.urls import urlpatterns
 
-        self.urlpatterns = [path("bench/trivial", trivial), *urlpatterns]
+        self.urlpatterns = [
+            path("bench/trivial", trivial),
+            path("bench/trivial-signed-in", trivial_signed_in),
+            *urlpatterns,
+        ]
 
 
 def seed(now) -> None:
@@ -343,7 +357,15 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
             profile(driver, signed_in)
             sign_out(cookie)
             return
-        kinds = {"trivial": TRIVIAL, "lobby": LOBBY, "mix": MIX, "uncached": LOBBY, "signed in": signed_in}
+        user_only = [("/bench/trivial-signed-in", "", {"HTTP_COOKIE": cookie})]
+        kinds = {
+            "trivial": TRIVIAL,
+            "lobby": LOBBY,
+            "mix": MIX,
+            "uncached": LOBBY,
+            "signed in": signed_in,
+            "user only": user_only,
+        }
         rps, ratios = measure(driver, kinds, args, began)
         sign_out(cookie)
 
@@ -356,6 +378,8 @@ def bench(args: argparse.Namespace, began: float, database: str) -> None:
     print(f"RESULT lobby_mix_ratio {rps['mix'] / rps['trivial']:.3f}")
     print(f"RESULT lobby_uncached_ratio {rps['uncached'] / rps['trivial']:.4f}")
     print(f"RESULT lobby_signed_in_ratio {rps['signed in'] / rps['trivial']:.3f}")
+    # The ceiling of any signed-in page here: a view that only reads its session and user.
+    print(f"RESULT lobby_signed_in_floor_ratio {rps['user only'] / rps['trivial']:.3f}")
     print(f"RESULT lobby_queries {queries['miss']}")
 
 
