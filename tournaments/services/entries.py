@@ -40,7 +40,7 @@ from tournaments.rules.registration import (
     payment_form,
     payment_refusal,
 )
-from tournaments.selectors.entries import chips_refusal, entry_refusal, unregister_refusal
+from tournaments.selectors.entries import REGISTRATION_FIELDS, chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.refusals import TournamentError, refuse
 from wallet.models import Account, AccountKind, Currency, TransferReason
@@ -108,7 +108,7 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the tournament's row lock: a retry's answer, and the accounts. Under it,
+    Before the tournament's row lock: the accounts. Under it,
     the entry first (one per player: the unique index of active entries), so that a
     player who holds one is told so whatever else refuses; then the rules on the
     event as locked (window, capacity, the way to pay), the purchase, the buy-in to
@@ -117,16 +117,16 @@ def entry_register_receipt(
     all back. The event's terms are read under the lock only: read before it as
     well, they would only refuse sooner, and every registration would pay for the
     read. A retry with the same idempotency key returns the same entry, also when
-    the two race. A late entrant is seated at once. Records TournamentChanged and
+    the two race: its key's purchase is looked for once the retry is refused (the
+    player's entry, or the key, taken), so a first request never pays for the
+    look-up. A late entrant is seated at once. Records TournamentChanged and
     EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
-    if (earlier := _registered_with(key)) is not None:
-        return earlier
     accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
     try:
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+            tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
             try:
                 entry = Entry.objects.create(
                     tournament=tournament,
@@ -168,6 +168,12 @@ def entry_register_receipt(
         if (earlier := _registered_with(key)) is not None:
             return earlier
         raise refuse("already_registered") from None
+    except TournamentError:
+        # A retry is looked for only when a request is refused, rather than before every
+        # registration: its key's purchase (of an entry since unregistered, perhaps) is the answer.
+        if (earlier := _registered_with(key)) is not None:
+            return earlier
+        raise
     return Receipt(entry, [purchase])
 
 
@@ -210,16 +216,9 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     """
     accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        entry = (
-            Entry.objects.select_for_update()
-            .filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE)
-            .first()
-        )
-        if entry is None:
-            raise refuse("not_registered")
-        refusal = unregister_refusal(tournament, now=now)
-        if refusal:
+        tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
+        entry, paid = _entry_paid(tournament, player)
+        if refusal := unregister_refusal(tournament, now=now):
             raise refuse(refusal)
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
@@ -231,10 +230,37 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
             actor=player,
             accounts=accounts,
             audit=[AuditRecord(action="tournaments.entry.unregistered", subject=entry, actor=player)],
+            purchases=paid,
         )
         _counts_add(tournament.pk, entries=-1, contributions=-sum(purchase.price for purchase in purchases))
         _tell(tournament.pk, player)
     return Receipt(entry, purchases)
+
+
+def _entry_paid(tournament: Tournament, player: "User") -> tuple[Entry, list[Purchase]]:
+    """The player's active entry in `tournament`, locked, with its purchases not
+    refunded yet (oldest first): one read under the tournament's lock, the entry
+    joined to its purchases."""
+    paid = list(
+        Purchase.objects.select_for_update(of=("self", "entry"))
+        .select_related("entry")
+        .filter(entry__tournament=tournament, entry__player=player, entry__status=EntryStatus.ACTIVE, refunded_at=None)
+        .order_by("pk")
+    )
+    if paid:
+        entry = paid[0].entry
+        for purchase in paid:
+            purchase.entry = entry
+        return entry, paid
+    # An entry with nothing left to refund (none is known to the rules, but the rows allow it).
+    bare = (
+        Entry.objects.select_for_update()
+        .filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE)
+        .first()
+    )
+    if bare is None:
+        raise refuse("not_registered")
+    return bare, []
 
 
 def entry_rebuy(*, tournament_id: int, player: "User", now: datetime, idempotency_key: str | None = None) -> Purchase:
@@ -473,6 +499,7 @@ def entry_refund(
     actor: "User",
     accounts: Mapping[AccountSpec, Account] | None = None,
     audit: Iterable[AuditRecord] = (),
+    purchases: list[Purchase] | None = None,
 ) -> list[Purchase]:
     """Reverse every purchase of the entry not refunded yet, in the form it was paid
     (refund_plan), and give its reserved tickets back; returns those purchases,
@@ -480,9 +507,12 @@ def entry_refund(
 
     One batch of the ledger (one lock over every account, in id order), each
     transfer keyed f"purchase:{id}:refund:{leg}"; `accounts`: those read before the
-    lock, else one query; `audit`: the caller's records, written with the ledger's.
+    lock, else one query; `audit`: the caller's records, written with the ledger's;
+    `purchases`: those not refunded yet, oldest first, when the caller read them
+    with the entry, else one query.
     """
-    purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
+    if purchases is None:
+        purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
     plan = [replace(leg, name=f"{purchase.pk}:{leg.name}") for purchase in purchases for leg in refund_plan(purchase)]
     # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
     transfers_create(
