@@ -16,7 +16,8 @@ from audit.services import AuditRecord
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import Entry, PaymentForm, PurchaseKind
 from tournaments.rules.pricing import EntryPrice
-from tournaments.services.entries import entry_refund, entry_register, entry_unregister, purchase_create
+from tournaments.services.entries import entry_register, entry_unregister
+from tournaments.services.purchases import purchase_create, purchases_refund
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Transfer, TransferReason
 from wallet.services import (
@@ -340,7 +341,7 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     # The purchases, the accounts, the ledger's four (the accounts' lock, their balances,
     # the transfers, their audit rows), the refunded mark.
     with django_assert_num_queries(7):
-        refunded = entry_refund(tournament=event, entry=entry, now=now, actor=player)
+        refunded = purchases_refund(tournament=event, entry=entry, now=now, actor=player)
 
     assert sum(purchase.price for purchase in refunded) == 900
     keys = Transfer.objects.filter(reason=TransferReason.REFUND).values_list("idempotency_key", flat=True)

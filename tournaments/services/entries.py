@@ -1,21 +1,19 @@
 """Entries: register, late-register, unregister, rebuy and add-on (rules 8, 9, 10).
 
 Each use case reads before it takes the tournament's row lock what does not need
-it (a retry's answer, the player's accounts), then in one transaction takes the
-lock, checks with the pure rules (tournaments.rules.registration) on the row as
-locked, and writes with the ORM; the money moves through the ledger. Every
-statement under the lock makes the event's other players wait: under it are only
-the event's row, the entry, its purchase, the money moves and the counts. A
-Purchase records what was paid, so that a refund reverses exactly that, in the
-form paid.
+it (the player's accounts), then in one transaction takes the lock, checks with
+the pure rules (tournaments.rules.registration) on the row as locked, and writes
+with the ORM; the purchase is paid, and refunded, by tournaments.services.purchases
+through the ledger. Every statement under the lock makes the event's other players
+wait: under it are only the event's row, the entry, its purchase, the money moves
+and the counts.
 
 One lock order in every service that changes an event, so that none can deadlock
 with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -42,20 +40,9 @@ from tournaments.rules.registration import (
 )
 from tournaments.selectors.entries import REGISTRATION_FIELDS, chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
+from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.models import Account, AccountKind, Currency, TransferReason
-from wallet.services import (
-    AccountSpec,
-    InsufficientFunds,
-    Leg,
-    WalletError,
-    accounts_for,
-    accounts_get,
-    house_account_spec,
-    transfers_create,
-    wallet_account_spec,
-)
-from wallet.tickets import ticket_release, ticket_reserve
+from wallet.services import accounts_for
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -123,7 +110,7 @@ def entry_register_receipt(
     EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     try:
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
@@ -214,7 +201,7 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     deadline, the refund and the event's counts. Records TournamentChanged and
     EntryChanged.
     """
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
         entry, paid = _entry_paid(tournament, player)
@@ -223,7 +210,7 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
         entry.save(update_fields=["status", "ended_at"])
-        purchases = entry_refund(
+        purchases = purchases_refund(
             tournament=tournament,
             entry=entry,
             now=now,
@@ -286,7 +273,7 @@ def entry_chips_buy(
     retry's answer, the entry, the rules, the purchase and its chips. Records
     TournamentChanged and EntryChanged."""
     key = _scoped_key(kind, tournament_id, player, idempotency_key)
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if key and (earlier := Purchase.objects.filter(idempotency_key=key).select_related("entry").first()):
@@ -346,181 +333,3 @@ def _tell(tournament_id: int, player: "User") -> None:
 def _scoped_key(kind: str, tournament_id: int, player: "User", key: str | None) -> str | None:
     """A client's key names one request of one player for one purchase in one event."""
     return f"{kind}:{tournament_id}:{player.pk}:{key}" if key else None
-
-
-def _ref(tournament_id: int) -> str:
-    """What the event's own accounts (prize pool, fees, bounties) are kept under."""
-    return f"tournament:{tournament_id}"
-
-
-# Paying and refunding a purchase
-
-
-@dataclass(frozen=True)
-class PlannedLeg:
-    """One movement that pays or refunds a purchase, between named accounts; `name`
-    tells it from the purchase's other legs in its idempotency key."""
-
-    name: str
-    source: AccountSpec
-    destination: AccountSpec
-    amount: int
-    reason: str
-
-
-def purchase_create(
-    *,
-    tournament: Tournament,
-    entry: Entry,
-    kind: str,
-    form: str,
-    price: EntryPrice,
-    chips: int,
-    idempotency_key: str,
-    now: datetime,
-    actor: "User",
-    ticket_id: int | None = None,
-    payer: AccountSpec | None = None,
-    accounts: Mapping[AccountSpec, Account] | None = None,
-    audit: Iterable[AuditRecord] = (),
-) -> Purchase:
-    """The purchase, paid through the ledger (a ticket reserved first); `payer`: a
-    satellite seat's (see purchase_plan); `accounts`: those read before the lock;
-    `audit`: the caller's records, written with the ledger's (transfers_create).
-    The caller holds the tournament's row lock."""
-    ticket = None
-    if form == PaymentForm.TICKET:
-        try:
-            ticket = ticket_reserve(
-                ticket_id=ticket_id,
-                owner=entry.player,
-                tournament_id=tournament.pk,
-                value=price.ticket_value,
-                currency=tournament.pool_currency,
-                now=now,
-            )
-        except WalletError as error:
-            raise TournamentError(str(error), "no_ticket") from error
-    try:
-        purchase = Purchase.objects.create(
-            entry=entry,
-            kind=kind,
-            form=form,
-            currency=tournament.pool_currency,
-            price=price.prize,
-            fee=price.fee,
-            bounty=price.bounty,
-            chips=chips,
-            ticket=ticket,
-            idempotency_key=idempotency_key,
-        )
-    except IntegrityError as error:  # its key's unique constraint
-        raise refuse("duplicate_request") from error
-    legs = plan_legs(purchase_plan(purchase, payer=payer), accounts)
-    try:
-        # The keys name the purchase made just now: no earlier transfer can hold them.
-        transfers_create(
-            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, keys_are_new=True, audit=audit
-        )
-    except InsufficientFunds as error:
-        raise refuse("insufficient_funds") from error
-    except WalletError as error:
-        raise TournamentError(str(error), error.code) from error
-    return purchase
-
-
-def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> list[PlannedLeg]:
-    """How `purchase` is paid: from the account its form names to the event's prize
-    pool, fees and bounties. T-Money paying a cash event goes to the house, which
-    pays the event in its money; so does a ticket's house. `payer`: who paid a
-    satellite seat (the satellite's pool, or the house when the two events' money
-    differs)."""
-    currency = purchase.currency
-    player_id = purchase.entry.player_id
-    legs: list[PlannedLeg] = []
-    if purchase.form == PaymentForm.FREE:
-        return legs
-    if purchase.form == PaymentForm.CASH:
-        payer = wallet_account_spec(player_id, currency)
-    elif purchase.form == PaymentForm.TMONEY and currency != Currency.TMONEY:
-        tmoney = wallet_account_spec(player_id, Currency.TMONEY)
-        house_tmoney = house_account_spec(Currency.TMONEY)
-        legs.append(PlannedLeg("tmoney", tmoney, house_tmoney, purchase.total, TransferReason.TMONEY_CONVERSION))
-        payer = house_account_spec(currency)
-    elif purchase.form == PaymentForm.TMONEY:
-        payer = wallet_account_spec(player_id, Currency.TMONEY)
-    elif purchase.form == PaymentForm.TICKET:
-        payer = house_account_spec(currency)
-    elif payer is None:
-        raise ValueError("A satellite seat's purchase needs its payer.")
-    reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
-        PurchaseKind(purchase.kind), TransferReason.ADDON
-    )
-    ref = _ref(purchase.entry.tournament_id)
-    for name, kind, amount, why in (
-        ("pool", AccountKind.PRIZE_POOL, purchase.price, reason),
-        ("fee", AccountKind.FEES, purchase.fee, TransferReason.FEE),
-        ("bounty", AccountKind.BOUNTIES, purchase.bounty, TransferReason.BOUNTY),
-    ):
-        if amount:
-            legs.append(PlannedLeg(name, payer, AccountSpec(kind, currency, ref=ref), amount, why))
-    return legs
-
-
-def refund_plan(purchase: Purchase) -> list[PlannedLeg]:
-    """What reverses `purchase`, in the form it was paid; a satellite seat's money
-    goes to the house, and the player gets T-Money of its value, never cash (rule 10)."""
-    house = house_account_spec(purchase.currency)
-    seat = purchase.form == PaymentForm.SEAT
-    legs = [
-        PlannedLeg(
-            f"refund:{leg.name}", leg.destination, house if seat else leg.source, leg.amount, TransferReason.REFUND
-        )
-        for leg in purchase_plan(purchase, payer=house)
-    ]
-    if seat:
-        house_tmoney = house_account_spec(Currency.TMONEY)
-        player_tmoney = wallet_account_spec(purchase.entry.player_id, Currency.TMONEY)
-        legs.append(PlannedLeg("refund:seat", house_tmoney, player_tmoney, purchase.total, TransferReason.REFUND))
-    return legs
-
-
-def plan_legs(plan: list[PlannedLeg], accounts: Mapping[AccountSpec, Account] | None = None) -> list[Leg]:
-    """The ledger's legs for `plan`; its accounts from `accounts` or read with one query."""
-    found = accounts_get((spec for leg in plan for spec in (leg.source, leg.destination)), known=accounts)
-    return [Leg(found[leg.source], found[leg.destination], leg.amount, leg.reason, leg.name) for leg in plan]
-
-
-def entry_refund(
-    *,
-    tournament: Tournament,
-    entry: Entry,
-    now: datetime,
-    actor: "User",
-    accounts: Mapping[AccountSpec, Account] | None = None,
-    audit: Iterable[AuditRecord] = (),
-    purchases: list[Purchase] | None = None,
-) -> list[Purchase]:
-    """Reverse every purchase of the entry not refunded yet, in the form it was paid
-    (refund_plan), and give its reserved tickets back; returns those purchases,
-    marked refunded. The caller holds the tournament's row lock and the entry's.
-
-    One batch of the ledger (one lock over every account, in id order), each
-    transfer keyed f"purchase:{id}:refund:{leg}"; `accounts`: those read before the
-    lock, else one query; `audit`: the caller's records, written with the ledger's;
-    `purchases`: those not refunded yet, oldest first, when the caller read them
-    with the entry, else one query.
-    """
-    if purchases is None:
-        purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
-    plan = [replace(leg, name=f"{purchase.pk}:{leg.name}") for purchase in purchases for leg in refund_plan(purchase)]
-    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-    transfers_create(
-        legs=plan_legs(plan, accounts), idempotency_key_prefix="purchase", actor=actor, keys_are_new=True, audit=audit
-    )
-    for purchase in purchases:
-        if purchase.ticket_id is not None:
-            ticket_release(ticket_id=purchase.ticket_id)
-        purchase.refunded_at = now
-    Purchase.objects.filter(pk__in=[purchase.pk for purchase in purchases]).update(refunded_at=now)
-    return purchases

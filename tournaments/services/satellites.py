@@ -6,7 +6,7 @@ paid from the satellite's prize pool, when the target takes registrations now
 (before the start, or in late registration: rule 10's satellites that finish
 after their target started, seated by the floor as any late entrant); otherwise
 it is a ticket worth the seat. Refunds of a seat entry go back as T-Money, never
-cash (entry_refund, rule 10).
+cash (purchases_refund, rule 10).
 
 Ending a satellite when only the seat winners are left (rule 11) is the floor
 engine's decision; what follows it (tournaments.services.clock.tournament_follow_up)
@@ -28,9 +28,9 @@ from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.selectors.entries import entry_refusal
-from tournaments.services.entries import purchase_create
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
+from tournaments.services.purchases import purchase_create
 from tournaments.services.refusals import refuse
 from wallet.models import Account, TransferReason
 from wallet.services import account_spec, house_account, house_account_spec, transfer_create, wallet_account
