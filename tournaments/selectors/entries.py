@@ -68,11 +68,13 @@ def payment_options(*, tournament: Tournament, player: "User", now: datetime) ->
     return options
 
 
-# What entry_refusal and unregister_refusal read of an event, with what an entry's
-# price and chips come from: the registration reads no more under the event's lock.
+# What entry_refusal and unregister_refusal read of an event, with its counts and
+# what an entry's price and chips come from: registration reads no more under the
+# event's lock.
 REGISTRATION_FIELDS = (
     "status",
     "entries_count",
+    "prize_contributions",
     "max_entrants",
     "entry_kind",
     "currency",

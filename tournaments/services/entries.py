@@ -13,6 +13,7 @@ with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -42,7 +43,8 @@ from tournaments.selectors.entries import REGISTRATION_FIELDS, chips_refusal, en
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.services import accounts_for
+from wallet.models import Account
+from wallet.services import AccountSpec, accounts_for
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -57,10 +59,6 @@ class Receipt:
     entry: Entry
     purchases: list[Purchase]
     retry: bool = False
-
-
-class _Entered(Exception):
-    """The unique index of active entries refused the player's new entry."""
 
 
 def entry_register(
@@ -95,18 +93,17 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the tournament's row lock: the accounts. Under it,
-    the entry first (one per player: the unique index of active entries), so that a
-    player who holds one is told so whatever else refuses; then the rules on the
-    event as locked (window, capacity, the way to pay), the purchase, the buy-in to
-    the prize pool and the fee to the house through the ledger (which checks the
-    balance under the account's lock), and the event's counts. A refusal rolls it
-    all back. The event's terms are read under the lock only: read before it as
-    well, they would only refuse sooner, and every registration would pay for the
-    read. A retry with the same idempotency key returns the same entry, also when
-    the two race: its key's purchase is looked for once the retry is refused (the
-    player's entry, or the key, taken), so a first request never pays for the
-    look-up. A late entrant is seated at once. Records TournamentChanged and
+    Before the tournament's row lock: the accounts. Under it, the rules on the
+    event as locked (window, capacity, the way to pay), then entry_create: the
+    entry, the buy-in to the prize pool and the fee to the house through the ledger
+    (which checks the balance under the account's lock), the event's counts, and a
+    late entrant's seat. A refusal rolls it all back; a player who holds an entry
+    is told so whatever else refuses. The event's terms are read under the lock
+    only: read before it as well, they would only refuse sooner, and every
+    registration would pay for the read. A retry with the same idempotency key
+    returns the same entry, also when the two race: its key's purchase is looked
+    for once the retry is refused (the player's entry, or the key, taken), so a
+    first request never pays for the look-up. Records TournamentChanged and
     EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
@@ -114,54 +111,89 @@ def entry_register_receipt(
     try:
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
-            try:
-                entry = Entry.objects.create(
-                    tournament=tournament,
-                    player=player,
-                    chips=tournament.starting_stack,
-                    late=now >= tournament.scheduled_start,
-                )
-            except IntegrityError as error:
-                raise _Entered from error
             _check_open(tournament, now)
-            paid_in = _payment_form(tournament, form, ticket_id)
-            purchase = purchase_create(
+            return entry_create(
                 tournament=tournament,
-                entry=entry,
-                kind=PurchaseKind.ENTRY,
-                form=paid_in,
-                price=tournament.entry_price,
-                chips=tournament.starting_stack,
-                idempotency_key=key or f"entry:{entry.pk}",
+                player=player,
                 now=now,
-                actor=player,
+                form=_payment_form(tournament, form, ticket_id),
+                idempotency_key=key,
                 ticket_id=ticket_id,
                 accounts=accounts,
-                audit=[
-                    AuditRecord(
-                        action="tournaments.entry.registered",
-                        subject=entry,
-                        actor=player,
-                        data={"form": paid_in, "late": entry.late, "tournament": tournament.pk},
-                    )
-                ],
             )
-            _counts_add(tournament.pk, entries=1, contributions=purchase.price)
-            _tell(tournament.pk, player)
-            if entry.late:
-                floor_seat_late(tournament.pk, entry, now=now)  # after the draw; before it, the draw seats the entry
-    except _Entered:
-        # The player holds an entry: this request's own, made by a retry that won a race, or another.
-        if (earlier := _registered_with(key)) is not None:
-            return earlier
-        raise refuse("already_registered") from None
-    except TournamentError:
+    except TournamentError as refusal:
         # A retry is looked for only when a request is refused, rather than before every
         # registration: its key's purchase (of an entry since unregistered, perhaps) is the answer.
         if (earlier := _registered_with(key)) is not None:
             return earlier
+        if refusal.code != "already_registered" and _holds_entry(tournament_id, player):
+            raise refuse("already_registered") from None
         raise
+
+
+def entry_create(
+    *,
+    tournament: Tournament,
+    player: "User",
+    now: datetime,
+    form: str,
+    idempotency_key: str | None = None,
+    ticket_id: int | None = None,
+    payer: AccountSpec | None = None,
+    won_in: Tournament | None = None,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+) -> Receipt:
+    """A new entry of `player` in `tournament`, paid in `form`: a registration's, or
+    a seat won in satellite `won_in` (paid by `payer`, see purchase_plan).
+
+    The entry with the starting stack (late once the event has started; one per
+    player: the unique index of active entries refuses a second), its purchase
+    paid through the ledger with the entry's audit row, the event's counts (its row,
+    and `tournament` kept in step), and a late entrant's seat at a table
+    (floor_seat_late: after the draw; before it, the draw seats him). The caller
+    holds the tournament's row lock and has checked that the event takes the entry
+    now, in that form. `idempotency_key`: the purchase's, else one of the entry's.
+    Records TournamentChanged and EntryChanged.
+    """
+    try:
+        entry = Entry.objects.create(
+            tournament=tournament,
+            player=player,
+            chips=tournament.starting_stack,
+            late=now >= tournament.scheduled_start,
+            won_in=won_in,
+        )
+    except IntegrityError as error:
+        raise refuse("already_registered") from error
+    terms: dict[str, object] = {"form": form, "late": entry.late, "tournament": tournament.pk}
+    if won_in is not None:
+        terms["won_in"] = won_in.pk
+    purchase = purchase_create(
+        tournament=tournament,
+        entry=entry,
+        kind=PurchaseKind.ENTRY,
+        form=form,
+        price=tournament.entry_price,
+        chips=tournament.starting_stack,
+        idempotency_key=idempotency_key or f"entry:{entry.pk}",
+        now=now,
+        actor=player,
+        ticket_id=ticket_id,
+        payer=payer,
+        accounts=accounts,
+        audit=[AuditRecord(action="tournaments.entry.registered", subject=entry, actor=player, data=terms)],
+    )
+    _counts_add(tournament.pk, entries=1, contributions=purchase.price)
+    tournament.entries_count += 1
+    tournament.prize_contributions += purchase.price
+    _tell(tournament.pk, player)
+    if entry.late:
+        floor_seat_late(tournament.pk, entry, now=now)
     return Receipt(entry, [purchase])
+
+
+def _holds_entry(tournament_id: int, player: "User") -> bool:
+    return Entry.objects.filter(tournament_id=tournament_id, player=player, status=EntryStatus.ACTIVE).exists()
 
 
 def _registered_with(key: str | None) -> Receipt | None:

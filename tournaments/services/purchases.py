@@ -139,6 +139,12 @@ def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> li
         payer = house_account_spec(currency)
     elif payer is None:
         raise ValueError("A satellite seat's purchase needs its payer.")
+    elif payer.currency != currency:
+        # A T-Money satellite into a cash event (or the reverse): the house takes the
+        # seat in the satellite's money and pays the entry in the event's.
+        house = house_account_spec(payer.currency)
+        legs.append(PlannedLeg("conversion", payer, house, purchase.total, TransferReason.TMONEY_CONVERSION))
+        payer = house_account_spec(currency)
     reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
         PurchaseKind(purchase.kind), TransferReason.ADDON
     )
