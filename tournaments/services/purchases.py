@@ -119,8 +119,8 @@ def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> li
     """How `purchase` is paid: from the account its form names to the event's prize
     pool, fees and bounties. T-Money paying a cash event goes to the house, which
     pays the event in its money; so does a ticket's house. `payer`: who paid a
-    satellite seat (the satellite's pool, or the house when the two events' money
-    differs)."""
+    satellite seat (the satellite's pool; in another money than the event's, the
+    house takes it and pays the event in its own)."""
     currency = purchase.currency
     player_id = purchase.entry.player_id
     legs: list[PlannedLeg] = []
