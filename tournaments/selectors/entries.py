@@ -21,13 +21,7 @@ from tournaments.rules.registration import (
     unregistration_refusal,
 )
 from tournaments.rules.schedule import time_bank_left
-from tournaments.selectors.schedules import (
-    WINDOW_FIELDS,
-    addon_window,
-    rebuy_period_ends_at,
-    tournament_schedule,
-    tournament_window,
-)
+from tournaments.selectors.schedules import addon_window, rebuy_period_ends_at, tournament_schedule, tournament_window
 from wallet.models import Currency
 from wallet.selectors import wallet_balance
 from wallet.tickets import tickets_usable_for
@@ -66,25 +60,6 @@ def payment_options(*, tournament: Tournament, player: "User", now: datetime) ->
             money = currency if form == PaymentForm.CASH else Currency.TMONEY
             options.append(PaymentOption(form, money, price.total, wallet_balance(player, money) >= price.total))
     return options
-
-
-# What entry_refusal and unregister_refusal read of an event, with its counts and
-# what an entry's price and chips come from: registration reads no more under the
-# event's lock.
-REGISTRATION_FIELDS = (
-    "status",
-    "entries_count",
-    "prize_contributions",
-    "max_entrants",
-    "entry_kind",
-    "currency",
-    "buy_in",
-    "fee",
-    "bounty_kind",
-    "bounty_amount",
-    "starting_stack",
-    *WINDOW_FIELDS,
-)
 
 
 def entry_refusal(tournament: Tournament, *, now: datetime) -> str | None:

@@ -39,7 +39,7 @@ from tournaments.rules.registration import (
     payment_form,
     payment_refusal,
 )
-from tournaments.selectors.entries import REGISTRATION_FIELDS, chips_refusal, entry_refusal, unregister_refusal
+from tournaments.selectors.entries import chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
 from tournaments.services.refusals import TournamentError, refuse
@@ -110,7 +110,7 @@ def entry_register_receipt(
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     try:
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
+            tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
             _check_open(tournament, now)
             return entry_create(
                 tournament=tournament,
@@ -235,7 +235,7 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     """
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().only(*REGISTRATION_FIELDS).get(pk=tournament_id)
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         entry, paid = _entry_paid(tournament, player)
         if refusal := unregister_refusal(tournament, now=now):
             raise refuse(refusal)
