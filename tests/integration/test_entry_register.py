@@ -186,3 +186,20 @@ def test_a_registered_player_is_told_so_even_when_the_event_is_full(rich, other_
     assert refused.value.code == "already_registered"
     assert retried == event.entries.get(player=rich)
     assert balance(rich) == 3900
+
+
+def test_a_retry_after_unregistering_answers_the_first_entry_and_charges_nothing(rich, other_player):
+    event = TournamentFactory(blind_structure=BlindStructureFactory(), min_entrants=1, max_entrants=1)
+    deposit_create(user=other_player, currency="EUR", amount=1100, idempotency_key="other")
+    now = timezone.now()
+    first = entry_register(tournament_id=event.pk, player=rich, now=now, idempotency_key="first")
+    entry_unregister(tournament_id=event.pk, player=rich, now=now)
+
+    while_open = entry_register(tournament_id=event.pk, player=rich, now=now, idempotency_key="first")
+    entry_register(tournament_id=event.pk, player=other_player, now=now)
+    once_full = entry_register(tournament_id=event.pk, player=rich, now=now, idempotency_key="first")
+
+    assert while_open == once_full == first
+    assert event.entries.get(pk=first.pk).status == EntryStatus.UNREGISTERED
+    assert balance(rich) == 5000
+    assert event.entries.filter(player=rich).count() == 1

@@ -284,6 +284,38 @@ def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
     assert Entry.objects.filter(tournament=target).count() == 4
 
 
+def test_a_satellite_played_down_while_its_target_runs_late_registration_seats_its_winners_there():
+    target = started(7, late_registration_minutes=60, buy_in=1000, fee=0)
+    satellite = started(
+        7,
+        late_registration_minutes=0,
+        buy_in=700,
+        fee=0,
+        satellite_target=target,
+        prize_structure="satellite",
+        ends_when_prizes_equal=True,
+        table_size=9,
+    )
+    entries = list(Entry.objects.filter(tournament=satellite).order_by("pk"))
+    later = max(target.scheduled_start, satellite.scheduled_start) + timedelta(minutes=2)
+
+    bust(satellite, 1, entries[0].pk, entries[1].pk, now=later)
+    bust(satellite, 1, entries[2].pk, now=later)
+
+    satellite.refresh_from_db()
+    target.refresh_from_db()
+    assert satellite.status == "finished"
+    assert (target.status, target.entries_count) == ("late_registration", 11)
+    won = Entry.objects.filter(tournament=target, won_in=satellite)
+    assert won.count() == 4
+    for entry in won:
+        assert (entry.late, entry.chips) == (True, target.starting_stack)
+        assert entry.table is not None
+        assert entry.table.tournament == target
+    seats = list(Entry.objects.filter(tournament=target).values_list("table", "seat"))
+    assert len(set(seats)) == 11
+
+
 def test_play_bots_plays_a_tournament_of_bots_to_the_end_with_the_books_balanced():
     out = StringIO()
     call_command("play_bots", entrants=20, table_size=6, stdout=out)

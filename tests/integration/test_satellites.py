@@ -186,6 +186,35 @@ def test_a_seat_won_into_a_target_whose_tables_are_drawn_is_seated_like_a_late_r
     call_command("wallet_audit")
 
 
+def test_a_seat_won_into_a_target_running_its_late_registration_is_seated_like_a_late_registrant(staff):
+    now = timezone.now()
+    target = target_event(now, scheduled_start=now + timedelta(minutes=5), table_size=6, max_entrants=100)
+    entrants(target, 7, now=now)
+    tournament_advance(tournament_id=target.pk, now=target.scheduled_start)  # the draw, then late registration
+    later = target.scheduled_start + timedelta(minutes=1)
+    tournament_advance(tournament_id=target.pk, now=later)
+    latecomer = funded("latecomer")
+    satellite, players = played_satellite(now, target, entrants=11, scheduled_start=now - timedelta(hours=1))
+
+    registered = entry_register(tournament_id=target.pk, player=latecomer, now=later)
+    award = satellite_award_seats(satellite_id=satellite.pk, finishers=[p.pk for p in players], actor=staff, now=later)
+
+    target.refresh_from_db()
+    won = Entry.objects.get(pk=award.seats[0]["entry"])
+    assert target.status == Status.LATE_REGISTRATION
+    for entry in (registered, won):
+        entry.refresh_from_db()
+        assert (entry.status, entry.late, entry.chips) == (EntryStatus.ACTIVE, True, target.starting_stack)
+        assert entry.table is not None
+        assert entry.table.broken_at is None
+        assert entry.seat is not None
+    assert won.won_in == satellite
+    seats = list(Entry.objects.filter(tournament=target, table__isnull=False).values_list("table", "seat"))
+    assert len(seats) == len(set(seats)) == 9
+    assert (target.entries_count, target.prize_contributions) == (9, 9 * 1_000)
+    call_command("wallet_audit")
+
+
 def test_the_house_pays_for_guaranteed_seats_the_entries_do_not_cover(staff):
     now = timezone.now()
     target = target_event(now)

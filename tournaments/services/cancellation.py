@@ -23,19 +23,17 @@ from tournaments.rules.cancellation import roll_forward
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
-from tournaments.services.entries import PlannedLeg, entry_refund, plan_legs, purchase_plan
 from tournaments.services.hands import hands_touch
 from tournaments.services.prizes import bounty_account, prize_pool_account, prize_pool_fund
+from tournaments.services.purchases import fees_refund_plan, plan_legs, purchases_refund
 from tournaments.services.refusals import refuse
-from wallet.models import Currency, Ticket, TicketStatus, TransferReason
+from wallet.models import Ticket, TicketStatus, TransferReason
 from wallet.services import (
     WalletError,
     house_account,
-    house_account_spec,
     transfer_create,
     transfers_create,
     wallet_account,
-    wallet_account_spec,
 )
 from wallet.tickets import ticket_consume, ticket_issue
 
@@ -63,7 +61,7 @@ def tournament_cancel(
     """Cancel the event for good (rule 22) and compensate its players per `mode`.
 
     Rollback (before the start always, after it by choice): every entry, active or
-    eliminated, is refunded every purchase in the form paid (entry_refund); reserved
+    eliminated, is refunded every purchase in the form paid (purchases_refund); reserved
     tickets come back, tickets the start had spent are replaced by a ticket for the
     same buy-in level. Entries become REFUNDED; the pool ends empty.
 
@@ -146,9 +144,9 @@ def _roll_back(*, tournament: Tournament, actor: "User | None", now: datetime) -
             .select_related("ticket")
             .order_by("pk")
         )
-        purchases = entry_refund(tournament=tournament, entry=entry, now=now, actor=entry.player)
+        purchases = purchases_refund(tournament=tournament, entry=entry, now=now, actor=entry.player)
         refunded += sum(purchase.price for purchase in purchases)
-        # entry_refund gives back reserved tickets; the start spent these, so the
+        # purchases_refund gives back reserved tickets; the start spent these, so the
         # player gets a new one for the same buy-in level (the form they paid).
         replaced_tickets += [
             _replace_ticket(tournament=tournament, purchase=purchase, actor=actor, now=now).pk for purchase in spent
@@ -267,28 +265,12 @@ def _return_bounties_won(*, tournament: Tournament, remaining: list[Entry], acto
 
 
 def _refund_fees(*, tournament: Tournament, entry: Entry, actor: "User | None") -> int:
-    """Give back the fees and own knockout bounty of every purchase of `entry`: to
-    the player's own account when they paid from it, else (tickets, satellite
-    seats, T-Money the house converted) as T-Money through the house. Returns the
-    amount."""
+    """Give back the fees and own knockout bounty of every purchase of `entry`
+    (fees_refund_plan). Returns the amount."""
     refunded = 0
-    house_tmoney = house_account_spec(Currency.TMONEY)
-    player_tmoney = wallet_account_spec(entry.player_id, Currency.TMONEY)
     for purchase in entry.purchases.filter(refunded_at=None).order_by("pk"):
-        house = house_account_spec(purchase.currency)
-        plan = []
-        # A seat's payer (its satellite's pool, or the house) is not the player: any but theirs will do.
-        for leg in purchase_plan(purchase, payer=house):
-            if leg.name not in ("fee", "bounty"):
-                continue
-            if leg.source.owner_id == entry.player_id:
-                plan.append(PlannedLeg(leg.name, leg.destination, leg.source, leg.amount, TransferReason.REFUND))
-            else:
-                plan.append(PlannedLeg(leg.name, leg.destination, house, leg.amount, TransferReason.REFUND))
-                plan.append(
-                    PlannedLeg(f"{leg.name}:tmoney", house_tmoney, player_tmoney, leg.amount, TransferReason.REFUND)
-                )
-            refunded += leg.amount
+        plan = fees_refund_plan(purchase)
+        refunded += sum(leg.amount for leg in plan if leg.destination.owner_id == entry.player_id)
         transfers_create(legs=plan_legs(plan), idempotency_key_prefix=f"purchase:{purchase.pk}:cancel", actor=actor)
     return refunded
 

@@ -1,21 +1,20 @@
 """Entries: register, late-register, unregister, rebuy and add-on (rules 8, 9, 10).
 
 Each use case reads before it takes the tournament's row lock what does not need
-it (a retry's answer, the player's accounts), then in one transaction takes the
-lock, checks with the pure rules (tournaments.rules.registration) on the row as
-locked, and writes with the ORM; the money moves through the ledger. Every
-statement under the lock makes the event's other players wait: under it are only
-the event's row, the entry, its purchase, the money moves and the counts. A
-Purchase records what was paid, so that a refund reverses exactly that, in the
-form paid.
+it (the player's accounts), then in one transaction takes the lock, checks with
+the pure rules (tournaments.rules.registration) on the row as locked, and writes
+with the ORM; the purchase is paid, and refunded, by tournaments.services.purchases
+through the ledger. Every statement under the lock makes the event's other players
+wait: under it are only the event's row, the entry, its purchase, the money moves
+and the counts.
 
 One lock order in every service that changes an event, so that none can deadlock
 with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -42,20 +41,10 @@ from tournaments.rules.registration import (
 )
 from tournaments.selectors.entries import chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
+from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
 from tournaments.services.refusals import TournamentError, refuse
-from wallet.models import Account, AccountKind, Currency, TransferReason
-from wallet.services import (
-    AccountSpec,
-    InsufficientFunds,
-    Leg,
-    WalletError,
-    accounts_for,
-    accounts_get,
-    house_account_spec,
-    transfers_create,
-    wallet_account_spec,
-)
-from wallet.tickets import ticket_release, ticket_reserve
+from wallet.models import Account
+from wallet.services import AccountSpec, accounts_for
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -70,10 +59,6 @@ class Receipt:
     entry: Entry
     purchases: list[Purchase]
     retry: bool = False
-
-
-class _Entered(Exception):
-    """The unique index of active entries refused the player's new entry."""
 
 
 def entry_register(
@@ -108,67 +93,107 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the tournament's row lock: a retry's answer, and the accounts. Under it,
-    the entry first (one per player: the unique index of active entries), so that a
-    player who holds one is told so whatever else refuses; then the rules on the
-    event as locked (window, capacity, the way to pay), the purchase, the buy-in to
-    the prize pool and the fee to the house through the ledger (which checks the
-    balance under the account's lock), and the event's counts. A refusal rolls it
-    all back. The event's terms are read under the lock only: read before it as
-    well, they would only refuse sooner, and every registration would pay for the
-    read. A retry with the same idempotency key returns the same entry, also when
-    the two race. A late entrant is seated at once. Records TournamentChanged and
+    Before the tournament's row lock: the accounts. Under it, the rules on the
+    event as locked (window, capacity, the way to pay), then entry_create: the
+    entry, the buy-in to the prize pool and the fee to the house through the ledger
+    (which checks the balance under the account's lock), the event's counts, and a
+    late entrant's seat. A refusal rolls it all back; a player who holds an entry
+    is told so whatever else refuses. The event's terms are read under the lock
+    only: read before it as well, they would only refuse sooner, and every
+    registration would pay for the read. A retry with the same idempotency key
+    returns the same entry, also when the two race: its key's purchase is looked
+    for once the retry is refused (the player's entry, or the key, taken), so a
+    first request never pays for the look-up. Records TournamentChanged and
     EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
-    if (earlier := _registered_with(key)) is not None:
-        return earlier
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     try:
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-            try:
-                entry = Entry.objects.create(
-                    tournament=tournament,
-                    player=player,
-                    chips=tournament.starting_stack,
-                    late=now >= tournament.scheduled_start,
-                )
-            except IntegrityError as error:
-                raise _Entered from error
             _check_open(tournament, now)
-            paid_in = _payment_form(tournament, form, ticket_id)
-            purchase = purchase_create(
+            return entry_create(
                 tournament=tournament,
-                entry=entry,
-                kind=PurchaseKind.ENTRY,
-                form=paid_in,
-                price=tournament.entry_price,
-                chips=tournament.starting_stack,
-                idempotency_key=key or f"entry:{entry.pk}",
+                player=player,
                 now=now,
-                actor=player,
+                form=_payment_form(tournament, form, ticket_id),
+                idempotency_key=key,
                 ticket_id=ticket_id,
                 accounts=accounts,
-                audit=[
-                    AuditRecord(
-                        action="tournaments.entry.registered",
-                        subject=entry,
-                        actor=player,
-                        data={"form": paid_in, "late": entry.late, "tournament": tournament.pk},
-                    )
-                ],
             )
-            _counts_add(tournament.pk, entries=1, contributions=purchase.price)
-            _tell(tournament.pk, player)
-            if entry.late:
-                floor_seat_late(tournament.pk, entry, now=now)  # after the draw; before it, the draw seats the entry
-    except _Entered:
-        # The player holds an entry: this request's own, made by a retry that won a race, or another.
+    except TournamentError as refusal:
+        # A retry is looked for only when a request is refused, rather than before every
+        # registration: its key's purchase (of an entry since unregistered, perhaps) is the answer.
         if (earlier := _registered_with(key)) is not None:
             return earlier
-        raise refuse("already_registered") from None
+        if refusal.code != "already_registered" and _holds_entry(tournament_id, player):
+            raise refuse("already_registered") from None
+        raise
+
+
+def entry_create(
+    *,
+    tournament: Tournament,
+    player: "User",
+    now: datetime,
+    form: str,
+    idempotency_key: str | None = None,
+    ticket_id: int | None = None,
+    payer: AccountSpec | None = None,
+    won_in: Tournament | None = None,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+) -> Receipt:
+    """A new entry of `player` in `tournament`, paid in `form`: a registration's, or
+    a seat won in satellite `won_in` (paid by `payer`, see purchase_plan).
+
+    The entry with the starting stack (late once the event has started; one per
+    player: the unique index of active entries refuses a second), its purchase
+    paid through the ledger with the entry's audit row, the event's counts (its row,
+    and `tournament` kept in step), and a late entrant's seat at a table
+    (floor_seat_late: after the draw; before it, the draw seats him). The caller
+    holds the tournament's row lock and has checked that the event takes the entry
+    now, in that form. `idempotency_key`: the purchase's, else one of the entry's.
+    Records TournamentChanged and EntryChanged.
+    """
+    try:
+        entry = Entry.objects.create(
+            tournament=tournament,
+            player=player,
+            chips=tournament.starting_stack,
+            late=now >= tournament.scheduled_start,
+            won_in=won_in,
+        )
+    except IntegrityError as error:
+        raise refuse("already_registered") from error
+    terms: dict[str, object] = {"form": form, "late": entry.late, "tournament": tournament.pk}
+    if won_in is not None:
+        terms["won_in"] = won_in.pk
+    purchase = purchase_create(
+        tournament=tournament,
+        entry=entry,
+        kind=PurchaseKind.ENTRY,
+        form=form,
+        price=tournament.entry_price,
+        chips=tournament.starting_stack,
+        idempotency_key=idempotency_key or f"entry:{entry.pk}",
+        now=now,
+        actor=player,
+        ticket_id=ticket_id,
+        payer=payer,
+        accounts=accounts,
+        audit=[AuditRecord(action="tournaments.entry.registered", subject=entry, actor=player, data=terms)],
+    )
+    _counts_add(tournament.pk, entries=1, contributions=purchase.price)
+    tournament.entries_count += 1
+    tournament.prize_contributions += purchase.price
+    _tell(tournament.pk, player)
+    if entry.late:
+        floor_seat_late(tournament.pk, entry, now=now)
     return Receipt(entry, [purchase])
+
+
+def _holds_entry(tournament_id: int, player: "User") -> bool:
+    return Entry.objects.filter(tournament_id=tournament_id, player=player, status=EntryStatus.ACTIVE).exists()
 
 
 def _registered_with(key: str | None) -> Receipt | None:
@@ -208,33 +233,53 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     deadline, the refund and the event's counts. Records TournamentChanged and
     EntryChanged.
     """
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        entry = (
-            Entry.objects.select_for_update()
-            .filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE)
-            .first()
-        )
-        if entry is None:
-            raise refuse("not_registered")
-        refusal = unregister_refusal(tournament, now=now)
-        if refusal:
+        entry, paid = _entry_paid(tournament, player)
+        if refusal := unregister_refusal(tournament, now=now):
             raise refuse(refusal)
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
         entry.save(update_fields=["status", "ended_at"])
-        purchases = entry_refund(
+        purchases = purchases_refund(
             tournament=tournament,
             entry=entry,
             now=now,
             actor=player,
             accounts=accounts,
             audit=[AuditRecord(action="tournaments.entry.unregistered", subject=entry, actor=player)],
+            purchases=paid,
         )
         _counts_add(tournament.pk, entries=-1, contributions=-sum(purchase.price for purchase in purchases))
         _tell(tournament.pk, player)
     return Receipt(entry, purchases)
+
+
+def _entry_paid(tournament: Tournament, player: "User") -> tuple[Entry, list[Purchase]]:
+    """The player's active entry in `tournament`, locked, with its purchases not
+    refunded yet (oldest first): one read under the tournament's lock, the entry
+    joined to its purchases."""
+    paid = list(
+        Purchase.objects.select_for_update(of=("self", "entry"))
+        .select_related("entry")
+        .filter(entry__tournament=tournament, entry__player=player, entry__status=EntryStatus.ACTIVE, refunded_at=None)
+        .order_by("pk")
+    )
+    if paid:
+        entry = paid[0].entry
+        for purchase in paid:
+            purchase.entry = entry
+        return entry, paid
+    # An entry with nothing left to refund (none is known to the rules, but the rows allow it).
+    bare = (
+        Entry.objects.select_for_update()
+        .filter(tournament=tournament, player=player, status=EntryStatus.ACTIVE)
+        .first()
+    )
+    if bare is None:
+        raise refuse("not_registered")
+    return bare, []
 
 
 def entry_rebuy(*, tournament_id: int, player: "User", now: datetime, idempotency_key: str | None = None) -> Purchase:
@@ -260,7 +305,7 @@ def entry_chips_buy(
     retry's answer, the entry, the rules, the purchase and its chips. Records
     TournamentChanged and EntryChanged."""
     key = _scoped_key(kind, tournament_id, player, idempotency_key)
-    accounts = accounts_for(owner_id=player.pk, ref=_ref(tournament_id))
+    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if key and (earlier := Purchase.objects.filter(idempotency_key=key).select_related("entry").first()):
@@ -320,177 +365,3 @@ def _tell(tournament_id: int, player: "User") -> None:
 def _scoped_key(kind: str, tournament_id: int, player: "User", key: str | None) -> str | None:
     """A client's key names one request of one player for one purchase in one event."""
     return f"{kind}:{tournament_id}:{player.pk}:{key}" if key else None
-
-
-def _ref(tournament_id: int) -> str:
-    """What the event's own accounts (prize pool, fees, bounties) are kept under."""
-    return f"tournament:{tournament_id}"
-
-
-# Paying and refunding a purchase
-
-
-@dataclass(frozen=True)
-class PlannedLeg:
-    """One movement that pays or refunds a purchase, between named accounts; `name`
-    tells it from the purchase's other legs in its idempotency key."""
-
-    name: str
-    source: AccountSpec
-    destination: AccountSpec
-    amount: int
-    reason: str
-
-
-def purchase_create(
-    *,
-    tournament: Tournament,
-    entry: Entry,
-    kind: str,
-    form: str,
-    price: EntryPrice,
-    chips: int,
-    idempotency_key: str,
-    now: datetime,
-    actor: "User",
-    ticket_id: int | None = None,
-    payer: AccountSpec | None = None,
-    accounts: Mapping[AccountSpec, Account] | None = None,
-    audit: Iterable[AuditRecord] = (),
-) -> Purchase:
-    """The purchase, paid through the ledger (a ticket reserved first); `payer`: a
-    satellite seat's (see purchase_plan); `accounts`: those read before the lock;
-    `audit`: the caller's records, written with the ledger's (transfers_create).
-    The caller holds the tournament's row lock."""
-    ticket = None
-    if form == PaymentForm.TICKET:
-        try:
-            ticket = ticket_reserve(
-                ticket_id=ticket_id,
-                owner=entry.player,
-                tournament_id=tournament.pk,
-                value=price.ticket_value,
-                currency=tournament.pool_currency,
-                now=now,
-            )
-        except WalletError as error:
-            raise TournamentError(str(error), "no_ticket") from error
-    try:
-        purchase = Purchase.objects.create(
-            entry=entry,
-            kind=kind,
-            form=form,
-            currency=tournament.pool_currency,
-            price=price.prize,
-            fee=price.fee,
-            bounty=price.bounty,
-            chips=chips,
-            ticket=ticket,
-            idempotency_key=idempotency_key,
-        )
-    except IntegrityError as error:  # its key's unique constraint
-        raise refuse("duplicate_request") from error
-    legs = plan_legs(purchase_plan(purchase, payer=payer), accounts)
-    try:
-        # The keys name the purchase made just now: no earlier transfer can hold them.
-        transfers_create(
-            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, keys_are_new=True, audit=audit
-        )
-    except InsufficientFunds as error:
-        raise refuse("insufficient_funds") from error
-    except WalletError as error:
-        raise TournamentError(str(error), error.code) from error
-    return purchase
-
-
-def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> list[PlannedLeg]:
-    """How `purchase` is paid: from the account its form names to the event's prize
-    pool, fees and bounties. T-Money paying a cash event goes to the house, which
-    pays the event in its money; so does a ticket's house. `payer`: who paid a
-    satellite seat (the satellite's pool, or the house when the two events' money
-    differs)."""
-    currency = purchase.currency
-    player_id = purchase.entry.player_id
-    legs: list[PlannedLeg] = []
-    if purchase.form == PaymentForm.FREE:
-        return legs
-    if purchase.form == PaymentForm.CASH:
-        payer = wallet_account_spec(player_id, currency)
-    elif purchase.form == PaymentForm.TMONEY and currency != Currency.TMONEY:
-        tmoney = wallet_account_spec(player_id, Currency.TMONEY)
-        house_tmoney = house_account_spec(Currency.TMONEY)
-        legs.append(PlannedLeg("tmoney", tmoney, house_tmoney, purchase.total, TransferReason.TMONEY_CONVERSION))
-        payer = house_account_spec(currency)
-    elif purchase.form == PaymentForm.TMONEY:
-        payer = wallet_account_spec(player_id, Currency.TMONEY)
-    elif purchase.form == PaymentForm.TICKET:
-        payer = house_account_spec(currency)
-    elif payer is None:
-        raise ValueError("A satellite seat's purchase needs its payer.")
-    reason = {PurchaseKind.ENTRY: TransferReason.BUY_IN, PurchaseKind.REBUY: TransferReason.REBUY}.get(
-        PurchaseKind(purchase.kind), TransferReason.ADDON
-    )
-    ref = _ref(purchase.entry.tournament_id)
-    for name, kind, amount, why in (
-        ("pool", AccountKind.PRIZE_POOL, purchase.price, reason),
-        ("fee", AccountKind.FEES, purchase.fee, TransferReason.FEE),
-        ("bounty", AccountKind.BOUNTIES, purchase.bounty, TransferReason.BOUNTY),
-    ):
-        if amount:
-            legs.append(PlannedLeg(name, payer, AccountSpec(kind, currency, ref=ref), amount, why))
-    return legs
-
-
-def refund_plan(purchase: Purchase) -> list[PlannedLeg]:
-    """What reverses `purchase`, in the form it was paid; a satellite seat's money
-    goes to the house, and the player gets T-Money of its value, never cash (rule 10)."""
-    house = house_account_spec(purchase.currency)
-    seat = purchase.form == PaymentForm.SEAT
-    legs = [
-        PlannedLeg(
-            f"refund:{leg.name}", leg.destination, house if seat else leg.source, leg.amount, TransferReason.REFUND
-        )
-        for leg in purchase_plan(purchase, payer=house)
-    ]
-    if seat:
-        house_tmoney = house_account_spec(Currency.TMONEY)
-        player_tmoney = wallet_account_spec(purchase.entry.player_id, Currency.TMONEY)
-        legs.append(PlannedLeg("refund:seat", house_tmoney, player_tmoney, purchase.total, TransferReason.REFUND))
-    return legs
-
-
-def plan_legs(plan: list[PlannedLeg], accounts: Mapping[AccountSpec, Account] | None = None) -> list[Leg]:
-    """The ledger's legs for `plan`; its accounts from `accounts` or read with one query."""
-    found = accounts_get((spec for leg in plan for spec in (leg.source, leg.destination)), known=accounts)
-    return [Leg(found[leg.source], found[leg.destination], leg.amount, leg.reason, leg.name) for leg in plan]
-
-
-def entry_refund(
-    *,
-    tournament: Tournament,
-    entry: Entry,
-    now: datetime,
-    actor: "User",
-    accounts: Mapping[AccountSpec, Account] | None = None,
-    audit: Iterable[AuditRecord] = (),
-) -> list[Purchase]:
-    """Reverse every purchase of the entry not refunded yet, in the form it was paid
-    (refund_plan), and give its reserved tickets back; returns those purchases,
-    marked refunded. The caller holds the tournament's row lock and the entry's.
-
-    One batch of the ledger (one lock over every account, in id order), each
-    transfer keyed f"purchase:{id}:refund:{leg}"; `accounts`: those read before the
-    lock, else one query; `audit`: the caller's records, written with the ledger's.
-    """
-    purchases = list(entry.purchases.filter(refunded_at=None).order_by("pk"))
-    plan = [replace(leg, name=f"{purchase.pk}:{leg.name}") for purchase in purchases for leg in refund_plan(purchase)]
-    # Under the tournament's lock an unrefunded purchase has no refund transfers yet.
-    transfers_create(
-        legs=plan_legs(plan, accounts), idempotency_key_prefix="purchase", actor=actor, keys_are_new=True, audit=audit
-    )
-    for purchase in purchases:
-        if purchase.ticket_id is not None:
-            ticket_release(ticket_id=purchase.ticket_id)
-        purchase.refunded_at = now
-    Purchase.objects.filter(pk__in=[purchase.pk for purchase in purchases]).update(refunded_at=now)
-    return purchases

@@ -25,6 +25,7 @@ REFUSALS = {
     "full": gettext_lazy("The tournament is full."),
     "already_registered": gettext_lazy("You are already registered in this tournament."),
     "not_registered": gettext_lazy("You are not registered in this tournament."),
+    "duplicate_request": gettext_lazy("This request key was already used for another purchase."),
     "no_unregistration": gettext_lazy("This tournament allows no unregistration."),
     "unregistration_closed": gettext_lazy("The deadline for unregistering has passed."),
     "no_rebuys": gettext_lazy("This tournament has no rebuys."),

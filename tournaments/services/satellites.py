@@ -6,7 +6,7 @@ paid from the satellite's prize pool, when the target takes registrations now
 (before the start, or in late registration: rule 10's satellites that finish
 after their target started, seated by the floor as any late entrant); otherwise
 it is a ticket worth the seat. Refunds of a seat entry go back as T-Money, never
-cash (entry_refund, rule 10).
+cash (purchases_refund, rule 10).
 
 Ending a satellite when only the seat winners are left (rule 11) is the floor
 engine's decision; what follows it (tournaments.services.clock.tournament_follow_up)
@@ -21,19 +21,18 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from audit.models import AuditEntry
-from audit.services import AuditRecord, audit_log
+from audit.services import audit_log
 from live.outbox import record
-from tournaments.events import EntryChanged, TournamentChanged
-from tournaments.models import ENTERED, Entry, PaymentForm, PurchaseKind, Status, Tournament
+from tournaments.events import TournamentChanged
+from tournaments.models import ENTERED, Entry, PaymentForm, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.selectors.entries import entry_refusal
-from tournaments.services.entries import purchase_create
-from tournaments.services.floor import floor_seat_late
+from tournaments.services.entries import entry_create
 from tournaments.services.prizes import prize_pool_account, prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import Account, TransferReason
-from wallet.services import account_spec, house_account, house_account_spec, transfer_create, wallet_account
+from wallet.services import account_spec, house_account, transfer_create, wallet_account
 from wallet.tickets import ticket_issue
 
 if TYPE_CHECKING:
@@ -133,7 +132,6 @@ def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor: "Us
         pool_account.refresh_from_db()
         if pool_account.balance != 0:
             raise refuse("books")
-        target.save(update_fields=["entries_count", "prize_contributions", "updated_at"])
         if satellite.status != Status.FINISHED:
             audit_log(
                 action="tournaments.tournament.status",
@@ -207,60 +205,18 @@ class _Seating:
         return self._entry(player)
 
     def _entry(self, player: "User") -> dict[str, int]:
-        """An entry in the target, paid as a satellite seat from the satellite's pool."""
-        price = self.target.entry_price
-        payer = account_spec(self.pool_account)
-        currency = self.target.pool_currency
-        if currency != self.pool_account.currency:
-            # A T-Money satellite into a cash event (or the reverse): the house takes the
-            # seat in the satellite's money and pays the entry in the target's.
-            transfer_create(
-                source=self.pool_account,
-                destination=house_account(self.pool_account.currency),
-                amount=price.total,
-                reason=TransferReason.TMONEY_CONVERSION,
-                idempotency_key=f"satellite:{self.satellite.pk}:seat:{player.pk}:conversion",
-                actor=self.actor,
-            )
-            payer = house_account_spec(currency)
-        entry = Entry.objects.create(
+        """An entry in the target, made as a registration makes it (entry_create: a late
+        entrant seated at a table), paid as a satellite seat from the satellite's pool."""
+        receipt = entry_create(
             tournament=self.target,
             player=player,
-            chips=self.target.starting_stack,
-            late=self.now >= self.target.scheduled_start,
+            now=self.now,
+            form=PaymentForm.SEAT,
+            idempotency_key=f"seat:{self.satellite.pk}:{player.pk}",
+            payer=account_spec(self.pool_account),
             won_in=self.satellite,
         )
-        purchase = purchase_create(
-            tournament=self.target,
-            entry=entry,
-            kind=PurchaseKind.ENTRY,
-            form=PaymentForm.SEAT,
-            price=price,
-            chips=self.target.starting_stack,
-            idempotency_key=f"seat:{self.satellite.pk}:{player.pk}",
-            now=self.now,
-            actor=player,
-            payer=payer,
-            audit=[
-                AuditRecord(
-                    action="tournaments.entry.registered",
-                    subject=entry,
-                    actor=player,
-                    data={
-                        "form": PaymentForm.SEAT,
-                        "late": entry.late,
-                        "tournament": self.target.pk,
-                        "won_in": self.satellite.pk,
-                    },
-                )
-            ],
-        )
-        self.target.entries_count += 1
-        self.target.prize_contributions += purchase.price
-        record(EntryChanged(self.target.pk, player.pk))
-        if entry.late:
-            floor_seat_late(self.target.pk, entry, now=self.now)  # as entry_register: after the draw, a seat now
-        return {"player": player.pk, "entry": entry.pk}
+        return {"player": player.pk, "entry": receipt.entry.pk}
 
     def _ticket(self, player: "User") -> dict[str, int]:
         """A ticket worth the seat: the satellite's pool pays the house, which pays the
