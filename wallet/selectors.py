@@ -58,7 +58,7 @@ def wallet_summary(user, *, now: datetime | None = None) -> WalletSummary:
 
 def wallet_balance(user, currency: str) -> int:
     """The player's balance in `currency` (T-Money for TMY), 0 without an account;
-    reads only, unlike wallet.services.wallet_account, which creates it."""
+    reads only, unlike wallet.services.account_get, which creates it."""
     kind = AccountKind.PLAYER_TMONEY if currency == Currency.TMONEY else AccountKind.PLAYER_CASH
     balance = Account.objects.filter(owner=user, kind=kind, currency=currency).values_list("balance", flat=True).first()
     return balance or 0

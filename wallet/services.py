@@ -33,13 +33,6 @@ class InsufficientFunds(WalletError):
     code = "insufficient_funds"
 
 
-def account_get(*, kind: str, currency: str, owner: AbstractBaseUser | None = None, ref: str = "") -> Account:
-    """The account of that kind, currency and owner, created empty on first use."""
-    return _account_get_or_create(
-        kind=kind, currency=currency, owner_id=owner.pk if owner is not None else None, ref=ref
-    )
-
-
 def _account_get_or_create(*, kind: str, currency: str, owner_id: int | None, ref: str) -> Account:
     try:
         account, _created = Account.objects.get_or_create(kind=kind, currency=currency, owner_id=owner_id, ref=ref)
@@ -65,7 +58,13 @@ def wallet_account_spec(owner_id: int, currency: str) -> AccountSpec:
 
 
 def house_account_spec(currency: str) -> AccountSpec:
+    """The room's own money in `currency`."""
     return AccountSpec(AccountKind.HOUSE, currency)
+
+
+def external_account_spec(currency: str) -> AccountSpec:
+    """Money outside the room: where deposits come from and withdrawals go."""
+    return AccountSpec(AccountKind.EXTERNAL, currency)
 
 
 def accounts_get(
@@ -94,6 +93,12 @@ def accounts_get(
     return found
 
 
+def account_get(spec: AccountSpec) -> Account:
+    """The account `spec` names, created empty on first use: the one way to get an
+    account (accounts_get: several at once, in one query)."""
+    return accounts_get([spec])[spec]
+
+
 def accounts_for(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
     """The accounts of a player, of `ref` (an event's pool, fees and bounties) and
     the room's own, by spec: read before a lock for accounts_get to take from, so
@@ -106,14 +111,6 @@ def accounts_for(*, owner_id: int, ref: str) -> dict[AccountSpec, Account]:
 def account_spec(account: Account) -> AccountSpec:
     """The spec that names `account`."""
     return AccountSpec(account.kind, account.currency, account.owner_id, account.ref)
-
-
-def player_cash_account(user: AbstractBaseUser, currency: str) -> Account:
-    return account_get(kind=AccountKind.PLAYER_CASH, currency=currency, owner=user)
-
-
-def player_tmoney_account(user: AbstractBaseUser) -> Account:
-    return account_get(kind=AccountKind.PLAYER_TMONEY, currency=Currency.TMONEY, owner=user)
 
 
 @dataclass(frozen=True)
@@ -301,25 +298,14 @@ def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg
     return same
 
 
-def house_account(currency: str) -> Account:
-    return account_get(kind=AccountKind.HOUSE, currency=currency)
-
-
-def wallet_account(user: AbstractBaseUser, currency: str) -> Account:
-    """A player's own money in `currency`: cash, or T-Money for TMY."""
-    if currency == Currency.TMONEY:
-        return player_tmoney_account(user)
-    return player_cash_account(user, currency)
-
-
 def deposit_create(
     *, user: AbstractBaseUser, currency: str, amount: int, idempotency_key: str, actor: AbstractBaseUser | None = None
 ) -> Transfer:
     """Credit money that arrived from outside the room to a player's account."""
-    outside = account_get(kind=AccountKind.EXTERNAL, currency=currency)
+    outside = account_get(external_account_spec(currency))
     return transfer_create(
         source=outside,
-        destination=wallet_account(user, currency),
+        destination=account_get(wallet_account_spec(user.pk, currency)),
         amount=amount,
         reason=TransferReason.DEPOSIT,
         idempotency_key=idempotency_key,
@@ -338,7 +324,7 @@ def staff_adjust(
         raise WalletError(_("An adjustment of zero changes nothing."))
     # One transaction: a debit refused below zero leaves no account opened for it.
     with transaction.atomic():
-        player, house = wallet_account(user, currency), house_account(currency)
+        player, house = account_get(wallet_account_spec(user.pk, currency)), account_get(house_account_spec(currency))
         source, destination = (house, player) if amount > 0 else (player, house)
         return transfer_create(
             source=source,

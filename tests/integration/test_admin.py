@@ -14,8 +14,8 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import BlindLevel, BlindStructure, Entry, Tournament
-from wallet.models import AccountKind, Currency, TransferReason
-from wallet.services import account_get, player_cash_account, transfer_create
+from wallet.models import Currency, TransferReason
+from wallet.services import account_get, external_account_spec, transfer_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -386,9 +386,9 @@ def test_clone_url_needs_the_csrf_token(admin, weekly):
 
 @pytest.fixture
 def deposit(player):
-    cash = player_cash_account(player, Currency.EUR)
+    cash = account_get(wallet_account_spec(player.pk, Currency.EUR))
     return transfer_create(
-        source=account_get(kind=AccountKind.EXTERNAL, currency=Currency.EUR),
+        source=account_get(external_account_spec(Currency.EUR)),
         destination=cash,
         amount=5000,
         reason=TransferReason.DEPOSIT,

@@ -15,7 +15,7 @@ from tournaments.demo import demo_load
 from tournaments.models import EntryStatus, Status
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register
-from wallet.services import deposit_create, wallet_account
+from wallet.services import account_get, deposit_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +80,7 @@ def test_cancelling_with_a_reason_refunds_everyone_and_records_who_and_why(floor
     assert response.status_code == 302
     event.refresh_from_db()
     assert event.status == Status.CANCELLED
-    assert wallet_account(entrant, "EUR").balance == 5_000
+    assert account_get(wallet_account_spec(entrant.pk, "EUR")).balance == 5_000
     assert event.entries.get().status == EntryStatus.REFUNDED
     audit = AuditEntry.objects.get(action="tournaments.tournament.cancelled")
     assert (audit.actor, audit.reason, audit.data["mode"]) == (staff, "Dealer servers down", "rollback")
@@ -96,7 +96,7 @@ def test_a_cancellation_without_a_reason_shows_the_form_again(floor_client, even
     assert "This field is required." in response.text
     event.refresh_from_db()
     assert event.status == Status.REGISTERING
-    assert wallet_account(entrant, "EUR").balance == 3_900
+    assert account_get(wallet_account_spec(entrant.pk, "EUR")).balance == 3_900
 
 
 def test_cancelling_a_cancelled_event_again_says_so(floor_client, event):
@@ -118,7 +118,7 @@ def test_rolling_forward_an_event_not_started_is_refused_with_the_reason(floor_c
     assert message.startswith("Nightly 11: Roll forward shares out a tournament in play")
     event.refresh_from_db()
     assert event.status == Status.REGISTERING
-    assert wallet_account(entrant, "EUR").balance == 3_900
+    assert account_get(wallet_account_spec(entrant.pk, "EUR")).balance == 3_900
 
 
 def test_rolling_forward_an_event_in_play_shares_its_pool(floor_client, player, other_player):
@@ -137,8 +137,8 @@ def test_rolling_forward_an_event_in_play_shares_its_pool(floor_client, player, 
 
     assert "Cancelled 1 event; its prize pool was rolled forward." in shown_messages(floor_client.get(response.url))
     # Equal stacks, two players, one place: each gets the fee and half the 2,000 pool.
-    assert wallet_account(player, "EUR").balance == 5_000 - 1_100 + 100 + 1_000
-    assert wallet_account(other_player, "EUR").balance == 5_000
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 5_000 - 1_100 + 100 + 1_000
+    assert account_get(wallet_account_spec(other_player.pk, "EUR")).balance == 5_000
     call_command("wallet_audit")
 
 
@@ -205,7 +205,7 @@ def test_a_player_is_sent_to_the_login_and_nothing_changes(client, player, event
     assert reverse("admin:login") in response.url
     event.refresh_from_db()
     assert event.status == Status.REGISTERING
-    assert wallet_account(entrant, "EUR").balance == 3_900
+    assert account_get(wallet_account_spec(entrant.pk, "EUR")).balance == 3_900
 
 
 def test_staff_who_may_only_view_events_cannot_cancel_them(client, staff, event, entrant):

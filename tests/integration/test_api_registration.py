@@ -20,7 +20,7 @@ from tournaments.models import Entry, Purchase
 from tournaments.services.entries import entry_register
 from tournaments.services.refusals import REFUSALS
 from wallet.models import Account, AccountKind, Currency, Ticket, TicketStatus, Transfer
-from wallet.services import account_get, deposit_create, wallet_account
+from wallet.services import AccountSpec, account_get, deposit_create, wallet_account_spec
 from wallet.tickets import ticket_issue
 
 pytestmark = pytest.mark.django_db
@@ -74,12 +74,12 @@ def deposit(user, amount: int, currency: str = "EUR") -> None:
 
 
 def balance(user, currency: str = "EUR") -> int:
-    return wallet_account(user, currency).balance
+    return account_get(wallet_account_spec(user.pk, currency)).balance
 
 
 def pool(tournament) -> int:
     ref = f"tournament:{tournament.pk}"
-    return account_get(kind=AccountKind.PRIZE_POOL, currency=tournament.currency, ref=ref).balance
+    return account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency=tournament.currency, ref=ref)).balance
 
 
 def books() -> dict:

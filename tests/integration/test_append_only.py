@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from audit.models import AppendOnlyError, AuditEntry
 from audit.services import audit_log
-from wallet.models import AccountKind, Currency, Transfer, TransferReason
-from wallet.services import account_get, player_cash_account, transfer_create
+from wallet.models import Currency, Transfer, TransferReason
+from wallet.services import account_get, external_account_spec, transfer_create, wallet_account_spec
 
 TABLES = {AuditEntry: "audit_auditentry", Transfer: "wallet_transfer"}
 
@@ -16,8 +16,8 @@ TABLES = {AuditEntry: "audit_auditentry", Transfer: "wallet_transfer"}
 @pytest.fixture
 def deposit(player):
     return transfer_create(
-        source=account_get(kind=AccountKind.EXTERNAL, currency=Currency.EUR),
-        destination=player_cash_account(player, Currency.EUR),
+        source=account_get(external_account_spec(Currency.EUR)),
+        destination=account_get(wallet_account_spec(player.pk, Currency.EUR)),
         amount=5000,
         reason=TransferReason.DEPOSIT,
         idempotency_key="deposit:append-only",
@@ -72,7 +72,7 @@ def test_the_error_says_which_record_and_what_was_refused(rows):
 
 @pytest.mark.django_db
 def test_the_related_managers_refuse_too(rows, player):
-    cash = player_cash_account(player, Currency.EUR)
+    cash = account_get(wallet_account_spec(player.pk, Currency.EUR))
 
     with pytest.raises(AppendOnlyError):
         cash.incoming.update(memo="edited")

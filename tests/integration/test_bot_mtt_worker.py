@@ -30,9 +30,9 @@ from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.replays import replay
 from tournaments.services.editing import tournament_save
 from tournaments.services.entries import entry_register
-from tournaments.services.prizes import prize_pool_account
+from tournaments.services.prizes import prize_pool_spec
 from wallet.models import Transfer, TransferReason
-from wallet.services import deposit_create, wallet_account
+from wallet.services import account_get, deposit_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,8 +120,8 @@ def test_a_bot_tournament_of_a_thousand_plays_to_the_winner_on_a_real_worker(wor
         if entry.prize:
             transfer = paid.get(idempotency_key=f"tournament:{tournament.pk}:prize:{entry.pk}")
             assert transfer.amount == entry.prize
-            assert transfer.destination == wallet_account(entry.player, tournament.currency)
-    assert prize_pool_account(tournament).balance == 0
+            assert transfer.destination == account_get(wallet_account_spec(entry.player_id, tournament.currency))
+    assert account_get(prize_pool_spec(tournament)).balance == 0
     call_command("wallet_audit", stdout=StringIO())  # raises on any discrepancy
 
     # Every hand reported; each conserves its chips and replays to its stored result;

@@ -21,10 +21,10 @@ from tournaments.selectors.replays import entry_of, replay
 from tournaments.services.bounties import bounties_pay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.integrity import prize_confiscate, prize_release, prize_withhold
-from tournaments.services.prizes import bounty_account
+from tournaments.services.prizes import bounty_spec
 from tournaments.services.tables import entry_sit_out, hand_report, hands_catch_up
 from wallet.models import Transfer, TransferReason
-from wallet.services import house_account, wallet_account
+from wallet.services import account_get, house_account_spec, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,7 @@ KNOCKOUT = {"bounty_kind": "knockout", "bounty_amount": BOUNTY, "buy_in": 1000, 
 
 
 def balance(entry: Entry) -> int:
-    return wallet_account(entry.player, "EUR").balance
+    return account_get(wallet_account_spec(entry.player_id, "EUR")).balance
 
 
 def books_balance() -> None:
@@ -188,7 +188,7 @@ def test_a_progressive_knockout_chain_pays_half_in_cash_and_carries_half_on_the_
     # 375 for A's bounty, then his own head as the winner: 500 paid, 375 added.
     assert balance(c) == c.prize + 375 + 875
     # Every cent of the bounties in is paid out.
-    assert bounty_account(tournament).balance == 0
+    assert account_get(bounty_spec(tournament)).balance == 0
     books_balance()
 
 
@@ -207,7 +207,7 @@ def test_a_progressive_knockout_cancelled_mid_play_returns_every_head_in_full(st
     )
 
     bounty_refunds = Transfer.objects.filter(reason__in=[TransferReason.REFUND, TransferReason.BOUNTY]).exclude(memo="")
-    assert bounty_account(tournament).balance == 0
+    assert account_get(bounty_spec(tournament)).balance == 0
     assert bounty_refunds.filter(memo="bounties won, on his head").get().amount == 250
     books_balance()
 
@@ -269,7 +269,7 @@ def test_over_a_whole_bot_tournament_every_cent_of_bounty_in_is_paid_out(kind):
     paid_in = 12 * 777
     paid_out = Transfer.objects.filter(reason=TransferReason.BOUNTY).exclude(memo="")
     assert sum(paid_out.values_list("amount", flat=True)) == paid_in
-    assert bounty_account(tournament).balance == 0
+    assert account_get(bounty_spec(tournament)).balance == 0
     books_balance()
 
 
@@ -308,7 +308,7 @@ def test_a_bounty_won_while_withheld_stays_in_the_bounty_account_until_staff_pay
     tournament, big, short = knockout_while_withheld(staff)
     assert Entry.objects.get(pk=short.pk).status == "eliminated"
     assert (big.bounty_held, balance(big)) == (BOUNTY, 0)
-    assert bounty_account(tournament).balance == 3 * BOUNTY  # nothing has left it
+    assert account_get(bounty_spec(tournament)).balance == 3 * BOUNTY  # nothing has left it
     books_balance()
 
     prize_release(entry_id=big.pk, actor=staff, reason="Nothing wrong", now=timezone.now())
@@ -321,13 +321,13 @@ def test_a_bounty_won_while_withheld_stays_in_the_bounty_account_until_staff_pay
 def test_a_bounty_won_while_withheld_is_confiscated_with_the_prize(staff):
     tournament, big, _ = knockout_while_withheld(staff)
     Entry.objects.filter(pk=big.pk).update(prize=0)  # his prize is due (none): the decision can be made
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     prize_confiscate(entry_id=big.pk, actor=staff, reason="Chip dumping confirmed", now=timezone.now())
 
     assert balance(big) == 0
-    assert house_account("EUR").balance == house_before + BOUNTY
-    assert bounty_account(tournament).balance == 2 * BOUNTY
+    assert account_get(house_account_spec("EUR")).balance == house_before + BOUNTY
+    assert account_get(bounty_spec(tournament)).balance == 2 * BOUNTY
     books_balance()
 
 
@@ -390,7 +390,7 @@ def test_a_hold_lifted_and_made_again_pays_the_bounties_of_each_period_in_full(s
 
     assert balance(big) == (1 + second) * BOUNTY
     assert Entry.objects.get(pk=big.pk).bounty_held == 0
-    assert bounty_account(tournament).balance == (5 - 1 - second) * BOUNTY
+    assert account_get(bounty_spec(tournament)).balance == (5 - 1 - second) * BOUNTY
     books_balance()
 
 
@@ -408,13 +408,13 @@ def test_the_third_period_of_a_hold_is_confiscated_in_full_after_two_lifted_ones
     big.refresh_from_db()
     assert tournament.status == Status.FINISHED
     assert (big.bounty_held, big.prize_hold) == (2 * BOUNTY, PrizeHold.WITHHELD)
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     prize_confiscate(entry_id=big.pk, actor=staff, reason="Chip dumping confirmed", now=timezone.now())
 
     assert balance(big) == 2 * BOUNTY
-    assert house_account("EUR").balance == house_before + big.prize + 2 * BOUNTY
-    assert bounty_account(tournament).balance == 0
+    assert account_get(house_account_spec("EUR")).balance == house_before + big.prize + 2 * BOUNTY
+    assert account_get(bounty_spec(tournament)).balance == 0
     assert Entry.objects.get(pk=big.pk).bounty_held == 0
     books_balance()
 
@@ -434,14 +434,14 @@ def test_a_knockout_event_rolled_back_after_a_bounty_was_won_refunds_everyone_an
             row = act(row, ActionKind.CHECK_CALL)
     assert hand_report(hand_id=row.pk, now=timezone.now())
     assert balance(winner) == BOUNTY
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     tournament_cancel(tournament_id=tournament.pk, actor=staff, reason="Servers down", now=timezone.now())
 
     price = 1000 + 100 + BOUNTY
     assert [balance(entry) for entry in (winner, loser, third)] == [price + BOUNTY, price, price]
-    assert house_account("EUR").balance == house_before - BOUNTY  # the room pays the bounty won
-    assert bounty_account(tournament).balance == 0
+    assert account_get(house_account_spec("EUR")).balance == house_before - BOUNTY  # the room pays the bounty won
+    assert account_get(bounty_spec(tournament)).balance == 0
     books_balance()
 
 

@@ -15,7 +15,13 @@ from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_addon, entry_rebuy, entry_register
 from tournaments.services.refusals import TournamentError
 from wallet.models import AccountKind, Currency, Ticket, TicketStatus
-from wallet.services import account_get, deposit_create, house_account, wallet_account
+from wallet.services import (
+    AccountSpec,
+    account_get,
+    deposit_create,
+    house_account_spec,
+    wallet_account_spec,
+)
 from wallet.tickets import ticket_issue
 
 pytestmark = pytest.mark.django_db
@@ -24,11 +30,11 @@ START_CASH = 10_000
 
 
 def balance(user, currency="EUR") -> int:
-    return wallet_account(user, currency).balance
+    return account_get(wallet_account_spec(user.pk, currency)).balance
 
 
 def room(kind, tournament, currency="EUR") -> int:
-    return account_get(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}").balance
+    return account_get(AccountSpec(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}")).balance
 
 
 def funded(name: str, currency: str = "EUR", amount: int = START_CASH):
@@ -175,7 +181,7 @@ def test_roll_forward_refunds_fees_in_the_form_paid_and_shares_the_pool_exactly(
     set_chips(event, tmoney, 20_000)
     set_chips(event, holder, 10_000)
     set_chips(event, busted, 0, EntryStatus.ELIMINATED)
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     tournament_cancel(tournament_id=event.pk, actor=staff, reason="Servers down", mode="roll_forward", now=now)
 
@@ -193,7 +199,7 @@ def test_roll_forward_refunds_fees_in_the_form_paid_and_shares_the_pool_exactly(
     assert room(AccountKind.FEES, event) == 100  # the eliminated player's fee is the room's
     # No overlay. The house paid the T-Money player's and the ticket's fees in euros:
     # it takes those back and pays them out as T-Money.
-    assert house_account("EUR").balance == house_before + 200
+    assert account_get(house_account_spec("EUR")).balance == house_before + 200
     event.refresh_from_db()
     assert event.status == Status.CANCELLED
     assert event.entries.get(player=busted).status == EntryStatus.ELIMINATED
@@ -237,11 +243,11 @@ def test_roll_forward_pays_the_overlay_up_to_the_guarantee_from_the_house(staff)
     tournament_advance(tournament_id=event.pk, now=now)
     for player in players:
         set_chips(event, player, 10_000)
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     tournament_cancel(tournament_id=event.pk, actor=staff, reason="Power cut", mode="roll_forward", now=now)
 
-    assert house_account("EUR").balance == house_before - 7_000
+    assert account_get(house_account_spec("EUR")).balance == house_before - 7_000
     # 3 entrants pay 1 place: 10,000 shared equally, the odd unit to the lowest id.
     received = sorted(balance(player) - (START_CASH - 1_100 + 100) for player in players)
     assert received == [3_333, 3_333, 3_334]

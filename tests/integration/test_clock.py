@@ -24,7 +24,7 @@ from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import hands_check_down
 from tournaments.services.ticks import TICK_STEP, tick_of
 from tournaments.tasks import clock_tick, tournaments_sweep
-from wallet.services import wallet_account
+from wallet.services import account_get, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -212,7 +212,7 @@ def test_below_the_minimum_at_the_start_cancels_and_refunds_everyone():
 
     tournament.refresh_from_db()
     assert tournament.status == Status.CANCELLED
-    assert [wallet_account(player, "EUR").balance for player in players] == [1_100, 1_100]
+    assert [account_get(wallet_account_spec(player.pk, "EUR")).balance for player in players] == [1_100, 1_100]
     cancelled = AuditEntry.objects.get(action="tournaments.tournament.cancelled")
     assert cancelled.reason == "Fewer than the minimum 3 entrants at the start."
     assert cancelled.data["at"] == START.isoformat()

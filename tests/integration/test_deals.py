@@ -30,7 +30,7 @@ from tournaments.services.floor import floor_pay_prizes
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import floor_hand_finished
 from wallet.models import AccountKind
-from wallet.services import account_get, wallet_account
+from wallet.services import AccountSpec, account_get, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -139,8 +139,11 @@ def test_the_whole_workflow_from_request_to_a_deal_paid_once(staff):
     for entry in Entry.objects.filter(tournament=tournament).select_related("player"):
         expected = deal.amount_for(entry.pk) + (100 if entry.finish_best == 1 else 0)
         assert entry.prize == expected
-        assert wallet_account(entry.player, "EUR").balance == expected
-    assert account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}").balance == 0
+        assert account_get(wallet_account_spec(entry.player_id, "EUR")).balance == expected
+    assert (
+        account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}")).balance
+        == 0
+    )
     call_command("wallet_audit", stdout=StringIO())
 
 
@@ -382,10 +385,10 @@ def test_where_the_event_says_so_each_player_is_paid_the_agreed_amount_as_they_a
     busted = Entry.objects.select_related("player").get(pk=out)
     assert busted.finish_best == 3
     assert busted.prize == deal.amount_for(out)  # paid now, not at the end
-    assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
+    assert account_get(wallet_account_spec(busted.player_id, "EUR")).balance == deal.amount_for(out)
     # Paid once: the floor paying again changes nothing.
     floor_pay_prizes(tournament=tournament, now=now())
-    assert wallet_account(busted.player, "EUR").balance == deal.amount_for(out)
+    assert account_get(wallet_account_spec(busted.player_id, "EUR")).balance == deal.amount_for(out)
 
 
 def test_a_deal_made_before_the_tournament_kept_its_own_copy_is_paid_after_the_migration(staff):
@@ -412,4 +415,4 @@ def test_a_deal_made_before_the_tournament_kept_its_own_copy_is_paid_after_the_m
     )
     for entry in Entry.objects.filter(tournament=tournament).select_related("player"):
         expected = deal.amount_for(entry.pk) + (deal.play_for if entry.pk == winner else 0)
-        assert wallet_account(entry.player, "EUR").balance == entry.prize == expected
+        assert account_get(wallet_account_spec(entry.player_id, "EUR")).balance == entry.prize == expected

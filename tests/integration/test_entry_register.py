@@ -9,17 +9,17 @@ from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_addon, entry_rebuy, entry_register, entry_unregister
 from tournaments.services.refusals import TournamentError
 from wallet.models import AccountKind, Currency, TicketStatus
-from wallet.services import account_get, deposit_create, wallet_account
+from wallet.services import AccountSpec, account_get, deposit_create, wallet_account_spec
 from wallet.tickets import ticket_issue
 
 
 def balance(user, currency="EUR") -> int:
-    return wallet_account(user, currency).balance
+    return account_get(wallet_account_spec(user.pk, currency)).balance
 
 
 def pool(tournament) -> int:
     return account_get(
-        kind=AccountKind.PRIZE_POOL, currency=tournament.currency, ref=f"tournament:{tournament.pk}"
+        AccountSpec(AccountKind.PRIZE_POOL, tournament.currency, ref=f"tournament:{tournament.pk}")
     ).balance
 
 
@@ -167,7 +167,9 @@ def test_wallet_audit_fails_on_a_tampered_balance(event, rich):
 
     from wallet.models import Account
 
-    Account.objects.filter(pk=wallet_account(rich, "EUR").pk).update(balance=1)  # behind the ledger's back
+    Account.objects.filter(pk=account_get(wallet_account_spec(rich.pk, "EUR")).pk).update(
+        balance=1
+    )  # behind the ledger's back
     with pytest.raises(CommandError, match="discrepancies"):
         call_command("wallet_audit")
 

@@ -18,7 +18,7 @@ from tournaments.services.entries import entry_rebuy
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import floor_hand_finished
 from wallet.models import AccountKind
-from wallet.services import account_get, deposit_create, wallet_account
+from wallet.services import AccountSpec, account_get, deposit_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -123,7 +123,7 @@ def test_players_out_are_placed_and_paid_through_the_wallet_and_the_winner_takes
     tournament = started(3, late_registration_minutes=0, buy_in=1000, fee=100)
     assert tournament.payouts_locked_at is not None
     entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
-    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}")
+    pool = account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}"))
     assert pool.balance == 3000
 
     first_out = min(entries, key=lambda e: e.pk)
@@ -138,7 +138,7 @@ def test_players_out_are_placed_and_paid_through_the_wallet_and_the_winner_takes
     winner = Entry.objects.get(pk=left[1])
     assert winner.finish_best == 1
     assert winner.prize == 3000  # three entrants: winner takes all
-    assert wallet_account(winner.player, "EUR").balance == 3000
+    assert account_get(wallet_account_spec(winner.player_id, "EUR")).balance == 3000
     pool.refresh_from_db()
     assert pool.balance == 0
     call_command("wallet_audit", stdout=StringIO())  # the books balance
@@ -376,12 +376,12 @@ def test_an_event_that_ends_while_rebuys_and_late_registration_are_open_pays_eve
     assert tournament.status == "finished"
     assert tournament.payouts_locked_at is not None
     assert not tournament_payouts(tournament, now=timezone.now()).provisional
-    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}")
+    pool = account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=f"tournament:{tournament.pk}"))
     assert pool.balance == 0
     prizes = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "prize"))
     assert None not in prizes.values()
     assert sum(prizes.values()) == 4 * 300  # three buy-ins and the rebuy
-    assert wallet_account(rebuyer, "EUR").balance == prizes[entries[0].pk]
+    assert account_get(wallet_account_spec(rebuyer.pk, "EUR")).balance == prizes[entries[0].pk]
     call_command("wallet_audit", stdout=StringIO())
     # The clock has stopped: no countdown, nothing queued, nothing applied later.
     assert (tournament.level_ends_at, tournament.next_transition_at) == (None, None)

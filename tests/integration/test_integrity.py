@@ -36,11 +36,15 @@ from tournaments.services.integrity import (
     prize_release,
     prize_withhold,
 )
-from tournaments.services.prizes import prize_pool_account
+from tournaments.services.prizes import prize_pool_spec
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_report
-from wallet.models import AccountKind, Transfer, TransferReason
-from wallet.services import account_get, house_account, wallet_account
+from wallet.models import Transfer, TransferReason
+from wallet.services import (
+    account_get,
+    house_account_spec,
+    wallet_account_spec,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -141,8 +145,8 @@ def books_clean():
 
 def test_a_withheld_prize_stays_in_the_pool_then_is_paid_once():
     tournament, winner, staff = finish_with_withheld_winner()
-    pool = prize_pool_account(tournament)
-    player_money = wallet_account(winner.player, pool.currency)
+    pool = account_get(prize_pool_spec(tournament))
+    player_money = account_get(wallet_account_spec(winner.player_id, pool.currency))
     assert (winner.prize, winner.prize_hold, pool.balance) == (3000, PrizeHold.WITHHELD, 3000)
     assert player_money.balance == 0
     books_clean()
@@ -183,8 +187,8 @@ def public_prize(tournament, winner) -> tuple[str, dict]:
 
 def test_a_withheld_prize_confiscated_goes_to_the_house():
     tournament, winner, staff = finish_with_withheld_winner()
-    pool = prize_pool_account(tournament)
-    house_before = house_account(pool.currency).balance
+    pool = account_get(prize_pool_spec(tournament))
+    house_before = account_get(house_account_spec(pool.currency)).balance
     row, finisher = public_prize(tournament, winner)  # the review is private: the place's prize shows
     assert row.count("€30") == 2
     assert "Forfeited" not in row
@@ -196,15 +200,15 @@ def test_a_withheld_prize_confiscated_goes_to_the_house():
 
     pool.refresh_from_db()
     assert pool.balance == 0
-    assert house_account(pool.currency).balance == house_before + 3000
-    assert wallet_account(winner.player, pool.currency).balance == 0
+    assert account_get(house_account_spec(pool.currency)).balance == house_before + 3000
+    assert account_get(wallet_account_spec(winner.player_id, pool.currency)).balance == 0
     assert Transfer.objects.filter(reason=TransferReason.CONFISCATION, amount=3000).count() == 1
     assert Entry.objects.get(pk=winner.pk).prize_hold == PrizeHold.CONFISCATED
     assert AuditEntry.objects.filter(action="tournaments.entry.prize_confiscated", actor=staff).count() == 1
     with pytest.raises(TournamentError) as refused:
         prize_release(entry_id=winner.pk, actor=staff, reason="Changed my mind", now=timezone.now())
     assert refused.value.code == "not_withheld"
-    assert account_get(kind=AccountKind.HOUSE, currency=pool.currency).balance == house_before + 3000
+    assert account_get(house_account_spec(pool.currency)).balance == house_before + 3000
     row, finisher = public_prize(tournament, winner)  # nobody was paid it: the standings say so
     assert row.count("Forfeited after the room's review") == 2  # the standings and the players list
     assert "€30" not in row

@@ -32,7 +32,7 @@ from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purch
 from tournaments.services.entries import entry_rebuy, entry_register, entry_unregister
 from tournaments.services.refusals import TournamentError
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
-from wallet.services import account_get, deposit_create, wallet_account
+from wallet.services import AccountSpec, account_get, deposit_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -105,7 +105,7 @@ def funded_players(count: int, *, prefix: str, eur: int, tmoney: int = 0) -> lis
 
 def account(tournament, kind: str):
     currency = Currency.TMONEY if tournament.entry_kind == EntryKind.TMONEY else tournament.currency
-    return account_get(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}")
+    return account_get(AccountSpec(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}"))
 
 
 def total(currency: str, *, inside_the_room: bool = False) -> int:
@@ -158,7 +158,7 @@ def test_a_double_clicked_register_enters_and_charges_once(event, rich):
     assert refusals(outcomes, {"already_registered"}) == {"already_registered": 7}
     event.refresh_from_db()
     assert event.entries_count == Entry.objects.filter(tournament=event).count() == 1
-    assert wallet_account(rich, "EUR").balance == 50_000 - 1100
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 1100
     assert Transfer.objects.filter(reason=TransferReason.BUY_IN).count() == 1
     call_command("wallet_audit")
 
@@ -174,7 +174,7 @@ def test_a_double_clicked_register_with_one_key_returns_the_same_entry(event, ri
     assert {o.value.pk for o in outcomes} == {entry.pk}
     event.refresh_from_db()
     assert event.entries_count == 1
-    assert wallet_account(rich, "EUR").balance == 50_000 - 1100
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 1100
     assert Purchase.objects.count() == 1
     call_command("wallet_audit")
 
@@ -189,7 +189,7 @@ def test_a_double_clicked_unregister_refunds_once(event, rich):
     assert (event.entries_count, event.prize_contributions) == (0, 0)
     assert Entry.objects.get(tournament=event).status == EntryStatus.UNREGISTERED
     assert Transfer.objects.filter(reason=TransferReason.REFUND).count() == 2  # the buy-in and the fee
-    assert wallet_account(rich, "EUR").balance == 50_000
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000
     assert account(event, AccountKind.PRIZE_POOL).balance == account(event, AccountKind.FEES).balance == 0
     call_command("wallet_audit")
 
@@ -223,7 +223,7 @@ def test_a_double_clicked_rebuy_with_one_key_is_charged_once(rebuy_event, rich):
     assert {o.value.pk for o in outcomes} == {purchase.pk}
     entry = Entry.objects.get(tournament=rebuy_event)
     assert (entry.rebuys, entry.chips) == (1, rebuy_event.starting_stack + 10_000)
-    assert wallet_account(rich, "EUR").balance == 50_000 - 330 - 330
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 330 - 330
     rebuy_event.refresh_from_db()
     assert account(rebuy_event, AccountKind.PRIZE_POOL).balance == rebuy_event.prize_contributions == 600
     call_command("wallet_audit")
@@ -239,7 +239,7 @@ def test_rebuys_without_a_key_are_separate_requests(rebuy_event, rich):
     entry = Entry.objects.get(tournament=rebuy_event)
     assert (entry.rebuys, entry.chips) == (8, rebuy_event.starting_stack + 8 * 10_000)
     assert Purchase.objects.filter(kind=PurchaseKind.REBUY).aggregate(chips=Sum("chips"))["chips"] == 8 * 10_000
-    assert wallet_account(rich, "EUR").balance == 50_000 - 330 - 8 * 330
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 330 - 8 * 330
     rebuy_event.refresh_from_db()
     assert account(rebuy_event, AccountKind.PRIZE_POOL).balance == rebuy_event.prize_contributions == 300 + 8 * 300
     assert account(rebuy_event, AccountKind.FEES).balance == 30 + 8 * 30
@@ -314,5 +314,5 @@ def test_a_long_run_of_interleaved_registrations_leaves_the_books_balanced():
             spent = sum(p.total for p in paid_with)
             funded = Transfer.objects.filter(destination__owner=player, reason=TransferReason.DEPOSIT)
             deposit = funded.filter(destination__currency=currency).aggregate(s=Sum("amount"))["s"] or 0
-            assert wallet_account(player, currency).balance == deposit - spent, (player, currency)
+            assert account_get(wallet_account_spec(player.pk, currency)).balance == deposit - spent, (player, currency)
     assert {currency: total(currency, inside_the_room=True) for currency in ("EUR", "TMY")} == deposited

@@ -4,7 +4,7 @@ import pytest
 
 from tests.factories import BlindStructureFactory, TournamentFactory, rebuy_event
 from tournaments.models import Entry, EntryStatus
-from wallet.services import deposit_create, wallet_account
+from wallet.services import account_get, deposit_create, wallet_account_spec
 
 HTMX = {"HX-Request": "true"}
 
@@ -50,10 +50,10 @@ def test_register_then_unregister_with_htmx(client, funded, event):
     assert response.status_code == 200
     assert "You are registered. Good luck!" in response.content.decode()
     assert "Unregister" in response.content.decode()
-    assert wallet_account(funded, "EUR").balance == 3900
+    assert account_get(wallet_account_spec(funded.pk, "EUR")).balance == 3900
     response = client.post(f"/tournaments/{event.pk}/unregister/", {"confirm": "yes"}, headers=HTMX)
     assert "Back in your wallet: €11 in cash." in response.content.decode()
-    assert wallet_account(funded, "EUR").balance == 5000
+    assert account_get(wallet_account_spec(funded.pk, "EUR")).balance == 5000
     assert Entry.objects.get().status == EntryStatus.UNREGISTERED
 
 
@@ -61,7 +61,7 @@ def test_a_double_click_registers_and_charges_once(client, funded, event):
     for _ in range(2):
         client.post(f"/tournaments/{event.pk}/register/", {"form": "cash", "key": "same"}, headers=HTMX)
     assert Entry.objects.filter(status=EntryStatus.ACTIVE).count() == 1
-    assert wallet_account(funded, "EUR").balance == 3900
+    assert account_get(wallet_account_spec(funded.pk, "EUR")).balance == 3900
 
 
 def test_a_refusal_is_a_400_with_the_reason_and_changes_nothing(client, player, event):
@@ -94,7 +94,7 @@ def test_rebuy_and_addon_buttons_in_the_rebuy_period(client, funded):
     client.post(f"/tournaments/{event.pk}/addon/", {"key": "a1"}, headers=HTMX)
     entry = Entry.objects.get()
     assert (entry.rebuys, entry.addon_taken, entry.chips) == (1, True, 10_000 + 10_000 + 15_000)
-    assert wallet_account(funded, "EUR").balance == 5000 - 330 - 330 - 550
+    assert account_get(wallet_account_spec(funded.pk, "EUR")).balance == 5000 - 330 - 330 - 550
 
 
 # The lobby: each open event's row opens the viewer's own card under it.

@@ -16,7 +16,13 @@ from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.refusals import TournamentError
 from tournaments.services.satellites import satellite_award_seats
 from wallet.models import AccountKind, Currency, Ticket, TicketStatus, Transfer
-from wallet.services import account_get, deposit_create, house_account, wallet_account
+from wallet.services import (
+    AccountSpec,
+    account_get,
+    deposit_create,
+    house_account_spec,
+    wallet_account_spec,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +30,11 @@ START_CASH = 10_000
 
 
 def balance(user, currency="EUR") -> int:
-    return wallet_account(user, currency).balance
+    return account_get(wallet_account_spec(user.pk, currency)).balance
 
 
 def room(kind, tournament, currency="EUR") -> int:
-    return account_get(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}").balance
+    return account_get(AccountSpec(kind=kind, currency=currency, ref=f"tournament:{tournament.pk}")).balance
 
 
 def funded(name: str, currency: str = "EUR"):
@@ -219,13 +225,13 @@ def test_the_house_pays_for_guaranteed_seats_the_entries_do_not_cover(staff):
     now = timezone.now()
     target = target_event(now)
     satellite, players = played_satellite(now, target, entrants=5, satellite_seats=3)  # 500 in, 3,300 out
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     award = satellite_award_seats(satellite_id=satellite.pk, finishers=[p.pk for p in players], actor=staff, now=now)
 
     assert len(award.seats) == 3
     assert award.remainder == 0
-    assert house_account("EUR").balance == house_before - 2_800
+    assert account_get(house_account_spec("EUR")).balance == house_before - 2_800
     assert room(AccountKind.PRIZE_POOL, target) == 3_000
     call_command("wallet_audit")
 
@@ -253,7 +259,7 @@ def test_a_target_closed_to_registration_gives_tickets_for_its_buy_in_level(staf
     now = timezone.now()
     target = target_event(now, scheduled_start=now - timedelta(hours=2), status=Status.RUNNING)
     satellite, players = played_satellite(now, target, entrants=23, scheduled_start=now - timedelta(hours=3))
-    house_before = house_account("EUR").balance
+    house_before = account_get(house_account_spec("EUR")).balance
 
     award = satellite_award_seats(satellite_id=satellite.pk, finishers=[p.pk for p in players], actor=staff, now=now)
 
@@ -264,7 +270,7 @@ def test_a_target_closed_to_registration_gives_tickets_for_its_buy_in_level(staf
         (players[1], 1_100, "EUR", None, TicketStatus.AVAILABLE),
     ]
     # The pool pays the house the two seats; the house pays the entries the tickets buy.
-    assert house_account("EUR").balance == house_before + 2_200
+    assert account_get(house_account_spec("EUR")).balance == house_before + 2_200
     assert balance(players[2]) == START_CASH - 110 + 100
     assert room(AccountKind.PRIZE_POOL, satellite) == 0
     call_command("wallet_audit")

@@ -18,7 +18,7 @@ from tournaments.selectors.replays import replay
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import hand_act, hand_report, hands_catch_up, hands_roll_back
-from wallet.services import wallet_account
+from wallet.services import account_get, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -161,7 +161,7 @@ def test_cancelling_mid_hand_shares_the_pool_by_the_chips_at_the_hands_start_and
     # What the stacks in the middle of the hand would have given differs.
     assert expected != roll_forward(pool=payouts.pool, chips=in_hand, payouts=payouts.places)
     for entry in entries:
-        assert wallet_account(entry.player, "EUR").balance >= expected[entry.player_id]
+        assert account_get(wallet_account_spec(entry.player_id, "EUR")).balance >= expected[entry.player_id]
 
 
 # Staff, from the event list

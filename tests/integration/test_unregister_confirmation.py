@@ -11,7 +11,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import Entry, EntryStatus, Status, Tournament
 from tournaments.services.refusals import REFUSALS
 from wallet.models import Ticket, TicketStatus
-from wallet.services import deposit_create, tmoney_issue, wallet_account
+from wallet.services import account_get, deposit_create, tmoney_issue, wallet_account_spec
 from wallet.tickets import ticket_issue
 
 HTMX = {"HX-Request": "true"}
@@ -60,7 +60,7 @@ def test_without_javascript_a_page_asks_then_the_info_page_says_what_came_back(c
     assert done.redirect_chain == [(f"/tournaments/{event.pk}/", 302)]
     assert f"You are unregistered from Evening Freezeout. Back in your wallet: {refund}." in done.content.decode()
     assert not registered()
-    assert wallet_account(player, funds).balance == 5000
+    assert account_get(wallet_account_spec(player.pk, funds)).balance == 5000
 
 
 def test_with_htmx_the_card_asks_and_then_shows_the_ticket_came_back(client, player, staff, event):

@@ -28,9 +28,9 @@ from wallet.services import (
     account_get,
     accounts_get,
     deposit_create,
-    house_account,
+    house_account_spec,
     transfers_create,
-    wallet_account,
+    wallet_account_spec,
 )
 
 
@@ -42,8 +42,8 @@ def balances(*accounts: Account) -> list[int]:
 
 def pool_and_fees(ref: str = "tournament:1") -> tuple[Account, Account]:
     return (
-        account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=ref),
-        account_get(kind=AccountKind.FEES, currency="EUR", ref=ref),
+        account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency="EUR", ref=ref)),
+        account_get(AccountSpec(kind=AccountKind.FEES, currency="EUR", ref=ref)),
     )
 
 
@@ -57,7 +57,7 @@ def entry_legs(payer: Account, pool: Account, fees: Account, *, price: int = 100
 @pytest.fixture
 def funded(player):
     deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="funds")
-    return wallet_account(player, "EUR")
+    return account_get(wallet_account_spec(player.pk, "EUR"))
 
 
 def test_every_leg_moves_in_one_batch(player, funded):
@@ -90,7 +90,7 @@ def test_a_leg_short_of_funds_refuses_the_whole_batch_and_moves_nothing(player, 
 
 def test_one_poor_source_among_several_refuses_every_leg(player, other_player, funded):
     deposit_create(user=other_player, currency="EUR", amount=50, idempotency_key="little")
-    poor = wallet_account(other_player, "EUR")
+    poor = account_get(wallet_account_spec(other_player.pk, "EUR"))
     pool, fees = pool_and_fees()
 
     with pytest.raises(InsufficientFunds):
@@ -123,7 +123,7 @@ def test_legs_that_cancel_out_leave_the_balances_and_record_both_transfers(playe
 
 
 def test_the_house_may_pay_more_than_it_holds(player):
-    house = house_account("EUR")
+    house = account_get(house_account_spec("EUR"))
     pool, fees = pool_and_fees()
 
     transfers_create(legs=entry_legs(house, pool, fees), idempotency_key_prefix="ticket")
@@ -219,7 +219,7 @@ def test_a_batch_locks_its_accounts_and_writes_each_kind_of_row_in_one_statement
     player, funded, django_assert_num_queries
 ):
     pool, fees = pool_and_fees()
-    bounties = account_get(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1")
+    bounties = account_get(AccountSpec(kind=AccountKind.BOUNTIES, currency="EUR", ref="tournament:1"))
     legs = [*entry_legs(funded, pool, fees), Leg(funded, bounties, 50, TransferReason.BOUNTY, "bounty")]
 
     # The key look-up, a savepoint, the accounts locked in one SELECT, their balances in
@@ -270,7 +270,7 @@ def test_the_database_refuses_a_negative_player_balance_behind_the_ledgers_back(
 
 
 def test_the_house_account_may_go_negative_in_the_database_too(player):
-    house = house_account("EUR")
+    house = account_get(house_account_spec("EUR"))
 
     Account.objects.filter(pk=house.pk).update(balance=-1)
 
@@ -303,7 +303,7 @@ def test_registration_pays_and_unregistration_refunds_each_in_one_batch(player, 
         f"purchase:{purchase.pk}:{leg}"
         for leg in ("pool", "fee", "bounty", "refund:pool", "refund:fee", "refund:bounty")
     }
-    assert wallet_account(player, "EUR").balance == 5000
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 5000
     call_command("wallet_audit")
 
 
@@ -346,7 +346,7 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     assert sum(purchase.price for purchase in refunded) == 900
     keys = Transfer.objects.filter(reason=TransferReason.REFUND).values_list("idempotency_key", flat=True)
     assert sorted(keys) == sorted(f"purchase:{p.pk}:refund:{leg}" for p in purchases for leg in ("pool", "fee"))
-    assert wallet_account(player, "EUR").balance == 5000
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 5000
     assert wallet_discrepancies() == []
 
 

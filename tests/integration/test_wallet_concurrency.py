@@ -18,6 +18,7 @@ from tests.factories import UserFactory
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Ticket, Transfer, TransferReason
 from wallet.services import (
+    AccountSpec,
     InsufficientFunds,
     Leg,
     account_get,
@@ -25,7 +26,7 @@ from wallet.services import (
     staff_adjust,
     transfer_create,
     transfers_create,
-    wallet_account,
+    wallet_account_spec,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,7 +64,10 @@ def race(count: int, work) -> Counter:
 def test_twenty_withdrawals_beyond_the_balance_never_take_it_below_zero():
     player, staff, other = UserFactory(username="alice"), UserFactory(username="sam", is_staff=True), UserFactory()
     deposit_create(user=player, currency="EUR", amount=1000, idempotency_key="funds")
-    account, elsewhere = wallet_account(player, "EUR"), wallet_account(other, "EUR")
+    account, elsewhere = (
+        account_get(wallet_account_spec(player.pk, "EUR")),
+        account_get(wallet_account_spec(other.pk, "EUR")),
+    )
 
     def withdraw(number: int) -> None:
         # Half are staff debits, half move money to another player: 20 x 150 = 3000 asked of 1000.
@@ -98,7 +102,7 @@ def test_ten_retries_of_one_deposit_land_once():
 
     assert outcomes == {"ok": 10}
     assert Transfer.objects.filter(idempotency_key="same-deposit").count() == 1
-    assert wallet_account(player, "EUR").balance == 500
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 500
     assert wallet_discrepancies() == []
 
 
@@ -131,9 +135,9 @@ def test_ten_simultaneous_submits_of_one_ticket_form_issue_one_ticket():
 def test_concurrent_retries_of_one_batch_move_the_money_once(inside_a_transaction):
     player = UserFactory(username="alice")
     deposit_create(user=player, currency="EUR", amount=5000, idempotency_key="funds")
-    payer = wallet_account(player, "EUR")
-    pool = account_get(kind=AccountKind.PRIZE_POOL, currency="EUR", ref="tournament:1")
-    fees = account_get(kind=AccountKind.FEES, currency="EUR", ref="tournament:1")
+    payer = account_get(wallet_account_spec(player.pk, "EUR"))
+    pool = account_get(AccountSpec(kind=AccountKind.PRIZE_POOL, currency="EUR", ref="tournament:1"))
+    fees = account_get(AccountSpec(kind=AccountKind.FEES, currency="EUR", ref="tournament:1"))
     legs = [Leg(payer, pool, 1000, TransferReason.BUY_IN, "pool"), Leg(payer, fees, 100, TransferReason.FEE, "fee")]
     returned: list[tuple[int, ...]] = []
 

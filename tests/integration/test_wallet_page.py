@@ -13,7 +13,14 @@ from tests.factories import BlindStructureFactory, TournamentFactory, UserFactor
 from tournaments.services.entries import entry_register
 from wallet.models import Currency, Transfer
 from wallet.selectors import wallet_history, wallet_summary
-from wallet.services import deposit_create, staff_adjust, tmoney_issue, transfer_create, wallet_account
+from wallet.services import (
+    account_get,
+    deposit_create,
+    staff_adjust,
+    tmoney_issue,
+    transfer_create,
+    wallet_account_spec,
+)
 from wallet.tickets import ticket_issue
 
 NBSP = "\u00a0"
@@ -117,8 +124,8 @@ def test_another_players_money_never_appears(client, player, other_player):
     deposits(player, 2, amount=111)
     deposits(other_player, 2, amount=999)
     transfer_create(
-        source=wallet_account(other_player, "EUR"),
-        destination=wallet_account(UserFactory(), "EUR"),
+        source=account_get(wallet_account_spec(other_player.pk, "EUR")),
+        destination=account_get(wallet_account_spec(UserFactory().pk, "EUR")),
         amount=333,
         reason="staff_adjustment",
         idempotency_key="between-others",
@@ -137,8 +144,8 @@ def test_another_players_money_never_appears(client, player, other_player):
 def test_a_transfer_between_two_players_shows_in_and_out(player, other_player):
     deposit_create(user=player, currency="EUR", amount=500, idempotency_key="a")
     transfer_create(
-        source=wallet_account(player, "EUR"),
-        destination=wallet_account(other_player, "EUR"),
+        source=account_get(wallet_account_spec(player.pk, "EUR")),
+        destination=account_get(wallet_account_spec(other_player.pk, "EUR")),
         amount=200,
         reason="staff_adjustment",
         idempotency_key="a-to-b",

@@ -40,11 +40,12 @@ from wallet.models import Account, AccountKind, Currency, Ticket, TicketStatus, 
 from wallet.services import (
     InsufficientFunds,
     WalletError,
+    account_get,
     deposit_create,
     staff_adjust,
     tmoney_issue,
     transfer_create,
-    wallet_account,
+    wallet_account_spec,
 )
 from wallet.tickets import ticket_issue, ticket_release, ticket_reserve
 
@@ -136,8 +137,8 @@ class WalletMachine(RuleBasedStateMachine):
 
         def move():
             return transfer_create(
-                source=wallet_account(self.players[source], currency),
-                destination=wallet_account(self.players[destination], currency),
+                source=account_get(wallet_account_spec(self.players[source].pk, currency)),
+                destination=account_get(wallet_account_spec(self.players[destination].pk, currency)),
                 amount=amount,
                 reason=TransferReason.STAFF_ADJUSTMENT,
                 idempotency_key=key,

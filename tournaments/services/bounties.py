@@ -20,9 +20,14 @@ from tournaments.models import BountyKind, Entry, Hand, PrizeHold, Tournament
 from tournaments.rules.bounties import PotWinners, bounty_shares, knockouts
 from tournaments.rules.pricing import ENTRANTS_PAY_BOUNTY, ROOM_PAYS_BOUNTY
 from tournaments.selectors.bounties import bounty_heads
-from tournaments.services.prizes import bounty_account
+from tournaments.services.prizes import bounty_spec
 from wallet.models import Account, TransferReason
-from wallet.services import house_account, transfer_create, wallet_account
+from wallet.services import (
+    account_get,
+    house_account_spec,
+    transfer_create,
+    wallet_account_spec,
+)
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -121,7 +126,7 @@ def bounty_held_decide(
     account = _account(tournament)
     key = f"tournament:{tournament.pk}:bounty:held:{entry.pk}:{withholding}"
     if not confiscate:
-        destination = wallet_account(entry.player, account.currency)
+        destination = account_get(wallet_account_spec(entry.player_id, account.currency))
         transfer_create(
             source=account,
             destination=destination,
@@ -134,7 +139,7 @@ def bounty_held_decide(
     elif tournament.bounty_kind in ENTRANTS_PAY_BOUNTY:
         transfer_create(
             source=account,
-            destination=house_account(account.currency),
+            destination=account_get(house_account_spec(account.currency)),
             amount=amount,
             reason=TransferReason.CONFISCATION,
             idempotency_key=f"{key}:confiscated",
@@ -160,14 +165,14 @@ def _ended_out(row: Hand, chips: Mapping[int, int]) -> dict[int, int]:
 def _account(tournament: Tournament) -> Account:
     """Where the bounties come from: the event's bounty account, or the room's own money."""
     if tournament.bounty_kind in ROOM_PAYS_BOUNTY:
-        return house_account(tournament.pool_currency)
-    return bounty_account(tournament)
+        return account_get(house_account_spec(tournament.pool_currency))
+    return account_get(bounty_spec(tournament))
 
 
 def _pay(tournament: Tournament, account: Account, player: "User", amount: int, *, key: str, memo: str) -> None:
     transfer_create(
         source=account,
-        destination=wallet_account(player, account.currency),
+        destination=account_get(wallet_account_spec(player.pk, account.currency)),
         amount=amount,
         reason=TransferReason.BOUNTY,
         idempotency_key=f"tournament:{tournament.pk}:bounty:{key}",

@@ -24,16 +24,21 @@ from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import UNDER_WAY
 from tournaments.services.editing import clock_look_now
 from tournaments.services.hands import hands_touch
-from tournaments.services.prizes import bounty_account, prize_pool_account, prize_pool_fund
+from tournaments.services.prizes import (
+    bounty_spec,
+    prize_pool_fund,
+    prize_pool_spec,
+)
 from tournaments.services.purchases import fees_refund_plan, plan_legs, purchases_refund
 from tournaments.services.refusals import refuse
 from wallet.models import Ticket, TicketStatus, TransferReason
 from wallet.services import (
     WalletError,
-    house_account,
+    account_get,
+    house_account_spec,
     transfer_create,
     transfers_create,
-    wallet_account,
+    wallet_account_spec,
 )
 from wallet.tickets import ticket_consume, ticket_issue
 
@@ -170,11 +175,11 @@ def _bounties_top_up(*, tournament: Tournament, entries: list[Entry], actor: "Us
     back), and every entrant still gets his own bounty back: the room puts into the
     bounty account what the refunds need beyond what it holds. Returns that."""
     owed = Purchase.objects.filter(entry__in=entries, refunded_at=None).aggregate(owed=Sum("bounty"))["owed"] or 0
-    account = bounty_account(tournament)
+    account = account_get(bounty_spec(tournament))
     short = owed - account.balance
     if short > 0:
         transfer_create(
-            source=house_account(account.currency),
+            source=account_get(house_account_spec(account.currency)),
             destination=account,
             amount=short,
             reason=TransferReason.BOUNTY,
@@ -228,7 +233,7 @@ def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime
         if share:
             transfer_create(
                 source=pool_account,
-                destination=wallet_account(entry.player, currency),
+                destination=account_get(wallet_account_spec(entry.player_id, currency)),
                 amount=share,
                 reason=TransferReason.PRIZE,
                 idempotency_key=f"tournament:{tournament.pk}:roll_forward:{entry.pk}",
@@ -250,12 +255,12 @@ def _roll_forward(*, tournament: Tournament, actor: "User | None", now: datetime
 def _return_bounties_won(*, tournament: Tournament, remaining: list[Entry], actor: "User | None") -> None:
     """Progressive knockout: what knockouts added to a remaining player's head is his,
     paid from the bounty account with his own bounty (refunded with his fees)."""
-    account = bounty_account(tournament)
+    account = account_get(bounty_spec(tournament))
     for entry in remaining:
         if entry.bounty_added:
             transfer_create(
                 source=account,
-                destination=wallet_account(entry.player, account.currency),
+                destination=account_get(wallet_account_spec(entry.player_id, account.currency)),
                 amount=entry.bounty_added,
                 reason=TransferReason.BOUNTY,
                 idempotency_key=f"tournament:{tournament.pk}:roll_forward:bounty:{entry.pk}",
@@ -282,7 +287,7 @@ def _seat_value(tournament: Tournament) -> int | None:
 
 
 def _check_pool_empty(tournament: Tournament) -> None:
-    pool_account = prize_pool_account(tournament)
+    pool_account = account_get(prize_pool_spec(tournament))
     if pool_account.balance != 0:
         raise refuse("books")
 

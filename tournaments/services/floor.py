@@ -35,7 +35,7 @@ from tournaments.services.integrity import integrity_scan_queue
 from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
-from wallet.services import transfer_create, wallet_account
+from wallet.services import account_get, transfer_create, wallet_account_spec
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ def floor_pay_prizes(*, tournament: Tournament, now: datetime, over: bool = Fals
         if amount and pool is not None and entry.prize_hold != PrizeHold.WITHHELD:
             transfer_create(
                 source=pool,
-                destination=wallet_account(entry.player, pool.currency),
+                destination=account_get(wallet_account_spec(entry.player_id, pool.currency)),
                 amount=amount,
                 reason=TransferReason.PRIZE,
                 idempotency_key=f"tournament:{tournament.pk}:prize:{entry.pk}",

@@ -42,10 +42,15 @@ from tournaments.models import (
 from tournaments.rules.hands import Action, HandSetup
 from tournaments.rules.integrity import Signal, SignalKind, SitOut, hand_signals, sit_outs_together, suspicions
 from tournaments.services.bounties import bounty_held_decide
-from tournaments.services.prizes import prize_pool_account
+from tournaments.services.prizes import prize_pool_spec
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
-from wallet.services import house_account, transfer_create, wallet_account
+from wallet.services import (
+    account_get,
+    house_account_spec,
+    transfer_create,
+    wallet_account_spec,
+)
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -270,11 +275,13 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
         if entry.prize is None:
             outcome = PrizeHold.NONE  # lifted: the floor pays when the prize comes due
         elif entry.prize:
-            pool = prize_pool_account(tournament)
+            pool = account_get(prize_pool_spec(tournament))
             key = f"tournament:{tournament.pk}:prize:{entry.pk}"
             transfer = transfer_create(
                 source=pool,
-                destination=house_account(pool.currency) if confiscate else wallet_account(entry.player, pool.currency),
+                destination=account_get(house_account_spec(pool.currency))
+                if confiscate
+                else account_get(wallet_account_spec(entry.player_id, pool.currency)),
                 amount=entry.prize,
                 reason=TransferReason.CONFISCATION if confiscate else TransferReason.PRIZE,
                 idempotency_key=f"{key}:confiscated" if confiscate else key,

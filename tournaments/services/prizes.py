@@ -5,33 +5,31 @@ from typing import TYPE_CHECKING
 
 from tournaments.models import Tournament
 from wallet.models import Account, AccountKind, TransferReason
-from wallet.services import account_get, house_account, transfer_create
+from wallet.services import AccountSpec, account_get, house_account_spec, transfer_create
 
 if TYPE_CHECKING:
     from accounts.models import User
 
 
-def prize_pool_account(tournament: Tournament) -> Account:
+def prize_pool_spec(tournament: Tournament) -> AccountSpec:
     """The account holding what the event's entries paid to its prize pool."""
-    return account_get(
-        kind=AccountKind.PRIZE_POOL, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}"
-    )
+    return AccountSpec(AccountKind.PRIZE_POOL, tournament.pool_currency, ref=f"tournament:{tournament.pk}")
 
 
-def bounty_account(tournament: Tournament) -> Account:
+def bounty_spec(tournament: Tournament) -> AccountSpec:
     """The account holding what the event's entries paid in bounties (rules 24-27)."""
-    return account_get(kind=AccountKind.BOUNTIES, currency=tournament.pool_currency, ref=f"tournament:{tournament.pk}")
+    return AccountSpec(AccountKind.BOUNTIES, tournament.pool_currency, ref=f"tournament:{tournament.pk}")
 
 
 def prize_pool_fund(tournament: Tournament, *, pool: int, actor: "User | None" = None) -> Account:
     """The pool account, holding `pool` once the house has added what the entries'
     contributions fall short of it (the overlay); read again after the transfer.
     One overlay an event: a repeated call moves nothing (its idempotency key)."""
-    account = prize_pool_account(tournament)
+    account = account_get(prize_pool_spec(tournament))
     overlay = pool - tournament.prize_contributions
     if overlay > 0:
         transfer_create(
-            source=house_account(account.currency),
+            source=account_get(house_account_spec(account.currency)),
             destination=account,
             amount=overlay,
             reason=TransferReason.PRIZE,

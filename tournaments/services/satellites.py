@@ -29,10 +29,16 @@ from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.selectors.entries import entry_refusal
 from tournaments.services.entries import entry_create
-from tournaments.services.prizes import prize_pool_account, prize_pool_fund
+from tournaments.services.prizes import prize_pool_fund, prize_pool_spec
 from tournaments.services.refusals import refuse
 from wallet.models import Account, TransferReason
-from wallet.services import account_spec, house_account, transfer_create, wallet_account
+from wallet.services import (
+    account_get,
+    account_spec,
+    house_account_spec,
+    transfer_create,
+    wallet_account_spec,
+)
 from wallet.tickets import ticket_issue
 
 if TYPE_CHECKING:
@@ -122,7 +128,7 @@ def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor: "Us
             remainder_to = players[seats]
             transfer_create(
                 source=pool_account,
-                destination=wallet_account(remainder_to, pool_account.currency),
+                destination=account_get(wallet_account_spec(remainder_to.pk, pool_account.currency)),
                 amount=remainder,
                 reason=TransferReason.PRIZE,
                 idempotency_key=f"satellite:{satellite.pk}:remainder",
@@ -182,7 +188,7 @@ def _finishers(satellite: Tournament, finishers: list[int], *, places: int) -> l
 
 def _fund_pool(satellite: Tournament, *, pool: int, actor: "User | None") -> Account:
     """The satellite's pool account holding `pool`, once its books are checked."""
-    if prize_pool_account(satellite).balance != satellite.prize_contributions:
+    if account_get(prize_pool_spec(satellite)).balance != satellite.prize_contributions:
         raise refuse("books")
     return prize_pool_fund(satellite, pool=pool, actor=actor)
 
@@ -225,7 +231,7 @@ class _Seating:
         price = self.target.entry_price
         transfer_create(
             source=self.pool_account,
-            destination=house_account(self.pool_account.currency),
+            destination=account_get(house_account_spec(self.pool_account.currency)),
             amount=price.total,
             reason=TransferReason.PRIZE,
             idempotency_key=f"satellite:{self.satellite.pk}:ticket:{player.pk}",

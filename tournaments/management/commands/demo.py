@@ -18,7 +18,7 @@ from tournaments.demo import LOGINS, demo_load
 from tournaments.models import Tournament
 from wallet.models import AccountKind
 from wallet.money import format_money
-from wallet.services import account_get
+from wallet.services import AccountSpec, account_get
 
 
 class Command(BaseCommand):
@@ -102,7 +102,7 @@ class Command(BaseCommand):
                 user = User.objects.get(username=login.username)
                 for currency in sorted(login.balances):
                     kind = AccountKind.PLAYER_TMONEY if currency == "TMY" else AccountKind.PLAYER_CASH
-                    amount = account_get(kind=kind, currency=currency, owner=user).balance
+                    amount = account_get(AccountSpec(kind=kind, currency=currency, owner_id=user.pk)).balance
                     balances.append(format_money(amount, currency))
             extra = f"  balances: {', '.join(balances)}" if balances else ""
             self.stdout.write(f"  {login.role:<7} {login.username:<8} / {login.password:<12}{extra}")
