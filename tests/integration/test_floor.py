@@ -258,11 +258,10 @@ def test_late_registration_closes_at_the_first_elimination_where_the_event_says_
     assert tournament.status == "running"
 
 
-def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
-    target = TournamentFactory(
-        blind_structure=BlindStructureFactory(), scheduled_start=timezone.now() + timedelta(days=2), buy_in=1000, fee=0
-    )
-    tournament = started(
+def seven_seat_satellite(target):
+    """Seven players at 700 for seats of 1,000 in `target`, started; it ends once
+    everyone left would win the same."""
+    return started(
         7,
         late_registration_minutes=0,
         buy_in=700,
@@ -272,6 +271,13 @@ def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
         ends_when_prizes_equal=True,
         table_size=9,
     )
+
+
+def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
+    target = TournamentFactory(
+        blind_structure=BlindStructureFactory(), scheduled_start=timezone.now() + timedelta(days=2), buy_in=1000, fee=0
+    )
+    tournament = seven_seat_satellite(target)
     entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
     # 4,900 pays four seats of 1,000 and 900 to the fifth: not all alike, so play down to five with a bust of two.
     assert tournament_payouts(tournament, now=timezone.now()).places[:4] == [1000] * 4
@@ -286,16 +292,7 @@ def test_a_five_seat_satellite_ends_with_five_players_and_awards_five_seats():
 
 def test_a_satellite_played_down_while_its_target_runs_late_registration_seats_its_winners_there():
     target = started(7, late_registration_minutes=60, buy_in=1000, fee=0)
-    satellite = started(
-        7,
-        late_registration_minutes=0,
-        buy_in=700,
-        fee=0,
-        satellite_target=target,
-        prize_structure="satellite",
-        ends_when_prizes_equal=True,
-        table_size=9,
-    )
+    satellite = seven_seat_satellite(target)
     entries = list(Entry.objects.filter(tournament=satellite).order_by("pk"))
     later = max(target.scheduled_start, satellite.scheduled_start) + timedelta(minutes=2)
 
