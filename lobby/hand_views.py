@@ -18,7 +18,7 @@ from django.utils.translation import gettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from lobby.templatetags.poker import card, card_colour
+from lobby.templatetags.poker import card, card_colour, card_name
 from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.rules.hand_history import phh_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
@@ -234,7 +234,7 @@ def _seat_note(seat: SeatStep) -> str:
 
 
 def _card(code: str) -> dict[str, str]:
-    return {"text": card(code), "colour": card_colour(code)}
+    return {"text": card(code), "colour": card_colour(code), "name": card_name(code)}
 
 
 def _street_label(street: str) -> str:

@@ -7,7 +7,9 @@ from datetime import timedelta
 from django import template
 from django.urls import translate_url
 from django.utils.functional import Promise
-from django.utils.translation import ngettext
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from tournaments.models import Status, Tag
 
@@ -81,3 +83,39 @@ def card(code: str) -> str:
 @register.filter
 def card_colour(code: str) -> str:
     return SUITS.get(code[1:2], ("", "black"))[1]
+
+
+RANK_NAMES = {
+    "A": pgettext_lazy("card rank", "Ace"),
+    "K": pgettext_lazy("card rank", "King"),
+    "Q": pgettext_lazy("card rank", "Queen"),
+    "J": pgettext_lazy("card rank", "Jack"),
+    "T": "10",
+}
+SUIT_NAMES = {
+    "s": pgettext_lazy("card suit", "spades"),
+    "h": pgettext_lazy("card suit", "hearts"),
+    "d": pgettext_lazy("card suit", "diamonds"),
+    "c": pgettext_lazy("card suit", "clubs"),
+}
+
+
+@register.filter
+def card_name(code: str) -> str:
+    """A card's name as a screen reader says it: "Ace of spades", "10 of diamonds"."""
+    if len(code) != 2 or code[1] not in SUITS:
+        return gettext("hidden card")
+    rank = RANK_NAMES.get(code[0], code[0])
+    # Translators: a playing card's name, "Ace of spades"; Danish says the suit first ("spar es").
+    return gettext("%(rank)s of %(suit)s") % {"rank": rank, "suit": SUIT_NAMES[code[1]]}
+
+
+@register.simple_tag
+def playing_card(code: str) -> SafeString:
+    """A card as the pages show it: its rank and suit to see, its name to hear."""
+    return format_html(
+        '<span class="playing-card {}" role="img" aria-label="{}">{}</span>',
+        card_colour(code),
+        card_name(code),
+        card(code),
+    )

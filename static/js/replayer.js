@@ -7,6 +7,8 @@
   function cardSpan(card) {
     var span = document.createElement("span");
     span.className = "playing-card " + card.colour;
+    span.setAttribute("role", "img");
+    span.setAttribute("aria-label", card.name);
     span.textContent = card.text;
     return span;
   }
