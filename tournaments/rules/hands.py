@@ -22,6 +22,10 @@ not reopen the betting, pot and fixed limits); this module decides the rest itse
   call; the pots are built here from what each player really put in (at most his
   chips), so the missing chips never reach a pot. A short small blind or ante is
   posted as far as the stack goes.
+- The big-blind ante (`HandSetup.big_blind_ante`): the big blind posts the whole
+  table's ante, before his blind (short of both, the ante first). The ante is dead
+  money: it goes to the main pot, for every player still in, and does not count
+  towards his bet, his all-in or the side pots, as the big rooms play it.
 - Every main and side pot is awarded here, not by PokerKit's chip pushing: hands are
   ranked with PokerKit's lookups; a split pot's odd chips go one at a time to the
   winners in the earliest positions after the button; hi/lo pots split high and low
@@ -180,6 +184,7 @@ class HandSetup:
     small_blind: int
     big_blind: int
     ante: int = 0
+    big_blind_ante: bool = False  # the big blind posts `ante` for the table; else each player posts it
 
     def __post_init__(self) -> None:
         # A bad setup is the caller's bug, never a player's: plain ValueError.
@@ -214,6 +219,7 @@ class HandSetup:
             "small_blind": self.small_blind,
             "big_blind": self.big_blind,
             "ante": self.ante,
+            "big_blind_ante": self.big_blind_ante,
         }
 
     @classmethod
@@ -229,6 +235,7 @@ class HandSetup:
             small_blind=int(data["small_blind"]),
             big_blind=int(data["big_blind"]),
             ante=int(data["ante"]),
+            big_blind_ante=bool(data.get("big_blind_ante", False)),  # hands stored before it: each posts
         )
 
 
@@ -346,16 +353,19 @@ class _Band:
     refunds: dict[int, int] = field(default_factory=dict)  # nobody still in covered it
 
 
-def _bands(contributions: Sequence[int], live: Sequence[bool]) -> list[_Band]:
+def _bands(contributions: Sequence[int], live: Sequence[bool], dead: Sequence[int] = ()) -> list[_Band]:
     """Main and side pots from what each player put in: each level of contribution
     is a pot for the players still in who put in at least that much. Chips nobody
-    still in matched (a short big blind's uncalled part) go back to whoever put them in."""
+    still in matched (a short big blind's uncalled part) go back to whoever put them in.
+    `dead`: what of each player's is dead money (a big-blind ante), in the main pot
+    for every player still in and no part of his level."""
+    betting = [put - (dead[i] if dead else 0) for i, put in enumerate(contributions)]
     bands: list[_Band] = []
     below = 0
-    for level in sorted(set(contributions) - {0}):
-        slices = {i: min(put, level) - min(put, below) for i, put in enumerate(contributions)}
+    for level in sorted(set(betting) - {0}):
+        slices = {i: min(put, level) - min(put, below) for i, put in enumerate(betting)}
         amount = sum(slices.values())
-        eligible = tuple(i for i, put in enumerate(contributions) if live[i] and put >= level)
+        eligible = tuple(i for i, put in enumerate(betting) if live[i] and put >= level)
         if not eligible:
             bands.append(_Band(amount, (), {i: chips for i, chips in slices.items() if chips}))
         elif bands and bands[-1].eligible == eligible:
@@ -363,6 +373,12 @@ def _bands(contributions: Sequence[int], live: Sequence[bool]) -> list[_Band]:
         else:
             bands.append(_Band(amount, eligible))
         below = level
+    if money := sum(dead):
+        in_hand = tuple(i for i, still in enumerate(live) if still)
+        if bands and bands[0].eligible == in_hand:
+            bands[0].amount += money
+        else:
+            bands.insert(0, _Band(money, in_hand))
     return bands
 
 
@@ -373,10 +389,11 @@ def hole_positions(setup: HandSetup, seat: int) -> tuple[int, ...]:
     return tuple(round_ * count + index + 1 for round_ in range(GAMES[setup.game][0]))
 
 
-def pots_of(contributions: Sequence[int], live: Sequence[bool]) -> tuple[int, ...]:
+def pots_of(contributions: Sequence[int], live: Sequence[bool], dead: Sequence[int] = ()) -> tuple[int, ...]:
     """The main pot, then the side pots, that the chips each player (by index) has put
-    in make, `live` those still in; chips nobody still in matched are no pot."""
-    return tuple(band.amount for band in _bands(contributions, live) if band.eligible)
+    in make, `live` those still in, `dead` the dead money among them (_bands); chips
+    nobody still in matched are no pot."""
+    return tuple(band.amount for band in _bands(contributions, live, dead) if band.eligible)
 
 
 @dataclass(frozen=True)
@@ -437,7 +454,14 @@ class PlayedHand:
         self.starting = tuple(starting)  # as PokerKit plays them
         # Heads-up PokerKit reads each player's blind and ante from the other index.
         self.raw_blinds = blinds[::-1] if count == 2 else blinds
-        self.raw_antes = [setup.ante] * count
+        antes = [setup.ante] * count
+        # Dead money by index: a big-blind ante, as far as his chips go (the ante first).
+        self.dead = tuple(0 for _ in range(count))
+        if setup.big_blind_ante:
+            antes = [0] * count
+            antes[big] = setup.ante
+            self.dead = tuple(min(setup.ante, self.chips[big]) if index == big else 0 for index in range(count))
+        self.raw_antes = antes[::-1] if count == 2 else antes
         self.hand_types = GAMES[setup.game][1]
         self.state = _State(
             _AUTOMATIONS,
@@ -722,7 +746,7 @@ class PlayedHand:
 
         won = [0] * len(self.seats)
         pots: list[Pot] = []
-        for band in _bands(contributions, live):
+        for band in _bands(contributions, live, self.dead):
             if not band.eligible:
                 winners = band.refunds
                 high: tuple[int, ...] = tuple(band.refunds)

@@ -72,7 +72,7 @@ def _table(hand: PlayedHand, board: Sequence[Card], action: Action | None, *, to
     bets = [0 if over else hand.bet(seat) for seat in hand.seats]
     gathered = [put - bet for put, bet in zip(put_in, bets, strict=True)]
     live = [not hand.folded(seat) for seat in hand.seats]
-    pots = pots_of(gathered, live)
+    pots = pots_of(gathered, live, hand.dead)
     seats = tuple(
         sorted(
             (

@@ -598,3 +598,72 @@ def test_the_memoised_ranking_orders_hands_as_pokerkit_does(hand_type, first, se
     if None not in ours:
         assert (ours[0] > ours[1]) == (theirs[0] > theirs[1])
         assert (ours[0] == ours[1]) == (theirs[0] == theirs[1])
+
+
+# The big-blind ante
+
+
+def bb_ante(stacks: dict[int, int], **kw: object) -> HandSetup:
+    values: dict = {"button": 3, "sb": 1, "bb": 2, "ante": 100, "big_blind_ante": True} | kw
+    return setup(stacks, **values)
+
+
+def test_the_big_blind_posts_the_tables_ante_before_his_blind_and_nobody_else_posts_one():
+    hand = PlayedHand(bb_ante(THREE), new_deck(random.Random(31)))
+    assert [hand.stack(seat) for seat in (1, 2, 3)] == [950, 800, 1000]
+    assert hand.bet(2) == 100  # the ante is no part of his bet
+    assert hand.pot_total == 250
+    assert hand.legal().call == 100  # the button calls the big blind, not blind and ante
+
+
+def test_everyone_folding_to_the_big_blind_gives_him_back_his_ante_and_blind_and_the_small_blind():
+    hand = PlayedHand.play(bb_ante(THREE), new_deck(random.Random(32)), [Action(3, F), Action(1, F)])
+    assert hand.result().stacks == {1: 950, 2: 1050, 3: 1000}
+
+
+def test_a_short_big_blind_posts_the_ante_first_and_plays_for_the_main_pot_with_the_dead_ante():
+    # 150 chips: the 100 ante, dead, then 50 of his blind. The main pot is the ante and
+    # 50 from each of the three; the rest of the calls is a side pot he cannot win.
+    deck = deck_for(["7c2d", "AsAh", "KsKh"], "4c8d9hJs3d")
+    hand = PlayedHand(bb_ante({1: 1000, 2: 150, 3: 1000}), deck)
+    assert hand.all_in(2)
+    assert hand.bet(2) == 50
+    hand.act(3, CBR, hand.legal().max_to)
+    hand.act(1, CC)
+    result = hand.result()
+    assert [pot.amount for pot in result.pots] == [250, 1900]
+    assert result.pots[0].winners == {2: 250}  # aces: the ante and what he matched
+    assert result.pots[1].winners == {3: 1900}  # kings: the side pot
+    assert result.stacks == {1: 0, 2: 250, 3: 1900}
+
+
+def test_a_big_blind_with_less_than_the_ante_puts_it_all_in_as_ante_and_can_win_only_the_ante():
+    deck = deck_for(["7c2d", "AsAh", "KsKh"], "4c8d9hJs3d")
+    hand = PlayedHand.play(bb_ante({1: 1000, 2: 60, 3: 1000}), deck, [Action(3, CC), Action(1, CC)])
+    while not hand.over:
+        hand.act(hand.to_act, CC)
+    result = hand.result()
+    assert result.pots[0].amount == 60 and result.pots[0].winners == {2: 60}
+    assert result.stacks[2] == 60
+    assert sum(result.stacks.values()) == 2060
+
+
+def test_heads_up_the_big_blind_alone_posts_the_ante():
+    hand = PlayedHand.play(
+        bb_ante({1: 1000, 2: 1000}, button=1, sb=1, bb=2), new_deck(random.Random(33)), [Action(1, F)]
+    )
+    assert hand.result().stacks == {1: 950, 2: 1050}
+
+
+def test_a_big_blind_ante_hand_exports_its_ante_on_the_big_blinds_position_and_pokerkit_replays_it():
+    deck = deck_for(["7c2d", "AsAh", "KsKh"], "4c8d9hJs3d")
+    hand = PlayedHand.play(bb_ante(THREE), deck, [Action(3, CBR, 300), Action(1, F), Action(2, CC)])
+    while not hand.over:
+        hand.act(hand.to_act, CC)
+    history = HandHistory.loads(phh(hand))
+    assert history.antes == [0, 100, 0]
+    assert history.blinds_or_straddles == [50, 100, 0]
+    final = list(history)[-1]
+    assert final.stacks == [hand.result().stacks[seat] for seat in (1, 2, 3)] == [950, 1350, 700]
+    replayed = PlayedHand.play(HandSetup.from_json(hand.setup.to_json()), hand.deck, hand.actions)
+    assert replayed.result() == hand.result()

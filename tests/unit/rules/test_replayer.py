@@ -97,3 +97,20 @@ def test_an_action_belongs_to_the_street_it_was_made_on_and_each_street_is_dealt
     assert (bet.street, bet.board, [seat.bet for seat in bet.seats]) == ("flop", BOARD[:3], [200, 0, 0])
     assert [step.street for step in steps] == ["preflop"] * 4 + ["flop"] * 5
     assert steps[-1].winners == {1: 500}
+
+
+def test_a_big_blind_ante_is_dead_money_in_the_main_pot_at_every_step():
+    # Seat 2 has 150: the 100 ante (dead, in the main pot for everyone still in), then
+    # 50 of his blind; the others call the full 100.
+    short = replace(SETUP, stacks={1: 1000, 2: 150, 3: 1000}, ante=100, big_blind_ante=True)
+    actions = [Action(3, CC), Action(1, CC)] + [Action(1, CC), Action(3, CC)] * 3
+
+    steps = hand_steps(short, DECK, actions)
+
+    dealt = steps[0].seats[1]
+    assert (dealt.stack, dealt.bet, dealt.all_in) == (0, 50, True)
+    assert steps[0].pots == (100,)  # the ante, before any bet is gathered
+    assert steps[2].pots == (250, 100)  # the ante and 50 from each; the others' side pot
+    for step in steps[:-1]:
+        assert sum(seat.stack + seat.bet for seat in step.seats) + sum(step.pots) == 2150
+    assert sum(seat.stack for seat in steps[-1].seats) == 2150
