@@ -643,7 +643,8 @@ def test_a_big_blind_with_less_than_the_ante_puts_it_all_in_as_ante_and_can_win_
     while not hand.over:
         hand.act(hand.to_act, CC)
     result = hand.result()
-    assert result.pots[0].amount == 60 and result.pots[0].winners == {2: 60}
+    assert result.pots[0].amount == 60
+    assert result.pots[0].winners == {2: 60}
     assert result.stacks[2] == 60
     assert sum(result.stacks.values()) == 2060
 
