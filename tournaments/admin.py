@@ -90,7 +90,7 @@ class BlindLevelFormSet(forms.BaseInlineFormSet):
 class BlindLevelInline(admin.TabularInline):
     model = BlindLevel
     formset = BlindLevelFormSet
-    fields = ("position", "small_blind", "big_blind", "ante", "minutes")
+    fields = ("position", "small_blind", "big_blind", "ante", "ante_kind", "minutes")
     ordering = ("position",)
 
     def get_extra(self, request, obj=None, **kwargs):
@@ -131,7 +131,15 @@ class BlindStructureAdmin(admin.ModelAdmin):
             data={
                 "fields": form.changed_data,
                 "levels": [
-                    [level.position, level.small_blind, level.big_blind, level.ante, level.minutes, level.seconds]
+                    [
+                        level.position,
+                        level.small_blind,
+                        level.big_blind,
+                        level.ante,
+                        level.ante_kind,
+                        level.minutes,
+                        level.seconds,
+                    ]
                     for level in form.instance.levels.order_by("position")
                 ],
             },

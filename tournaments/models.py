@@ -1,4 +1,6 @@
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -109,12 +111,25 @@ class BlindStructure(models.Model):
         return [level.as_rule() for level in self.levels.all()]
 
 
+class AnteKind(models.TextChoices):
+    EACH = "each", _("every player")
+    BIG_BLIND = "big_blind", _("big blind ante")
+
+
+def rule_level(fields: Sequence[Any]) -> Level:
+    """The rules' Level of a stored level's RULE_FIELDS, in their order."""
+    small_blind, big_blind, ante, minutes, seconds, ante_kind = fields
+    return Level(small_blind, big_blind, ante, minutes, seconds, big_blind_ante=ante_kind == AnteKind.BIG_BLIND)
+
+
 class BlindLevel(models.Model):
     structure = models.ForeignKey(BlindStructure, on_delete=models.CASCADE, related_name="levels")
     position = models.PositiveSmallIntegerField(_("level"))
     small_blind = models.PositiveBigIntegerField(_("small blind"))
     big_blind = models.PositiveBigIntegerField(_("big blind"))
     ante = models.PositiveBigIntegerField(_("ante"), default=0)
+    # Who posts the ante: every player, or the big blind for the whole table (dead money).
+    ante_kind = models.CharField(_("ante posted by"), max_length=16, choices=AnteKind.choices, default=AnteKind.EACH)
     minutes = models.PositiveSmallIntegerField(_("minutes"))
     # For the short levels of tests and demonstrations; a room's levels are whole minutes.
     seconds = models.PositiveSmallIntegerField(_("seconds"), default=0, validators=[MaxValueValidator(59)])
@@ -130,11 +145,15 @@ class BlindLevel(models.Model):
     def __str__(self) -> str:
         return f"{self.position}: {self.small_blind}/{self.big_blind}"
 
-    # A rules Level's fields, in its order.
-    RULE_FIELDS = ("small_blind", "big_blind", "ante", "minutes", "seconds")
+    @property
+    def big_blind_ante(self) -> bool:
+        return self.ante_kind == AnteKind.BIG_BLIND
+
+    # A rules Level's fields, in its order (the ante's kind last, as a flag).
+    RULE_FIELDS = ("small_blind", "big_blind", "ante", "minutes", "seconds", "ante_kind")
 
     def as_rule(self) -> Level:
-        return Level(*(getattr(self, name) for name in self.RULE_FIELDS))
+        return rule_level([getattr(self, name) for name in self.RULE_FIELDS])
 
     def clean(self):
         # Field errors here keep the form from also showing the constraint's bare name.

@@ -14,6 +14,7 @@ from rest_framework import serializers
 from accounts.serializers import ErrorSerializer
 from config.api import UtcDateTimeField
 from tournaments.models import (
+    AnteKind,
     BettingStructure,
     BountyKind,
     BreakPolicyKind,
@@ -67,10 +68,17 @@ class LevelSerializer(serializers.Serializer):
     small_blind = serializers.IntegerField(source="level.small_blind")
     big_blind = serializers.IntegerField(source="level.big_blind")
     ante = serializers.IntegerField(source="level.ante")
+    ante_posted_by = serializers.SerializerMethodField(
+        help_text="`each`: every player posts the ante; `big_blind`: the big blind posts it for the table (dead money)."
+    )
     minutes = serializers.IntegerField(source="level.minutes")
     seconds = serializers.IntegerField(source="level.seconds", help_text="On top of the minutes; usually 0.")
     starts_at = UtcDateTimeField()
     ends_at = UtcDateTimeField()
+
+    @extend_schema_field({"type": "string", "enum": [kind.value for kind in AnteKind]})
+    def get_ante_posted_by(self, scheduled) -> str:
+        return AnteKind.BIG_BLIND if scheduled.level.big_blind_ante else AnteKind.EACH
 
 
 class BreakSerializer(serializers.Serializer):

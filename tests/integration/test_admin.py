@@ -72,6 +72,7 @@ def levels_form(levels: list[tuple[int, int, int, int, int]]) -> dict:
             f"levels-{index}-small_blind": small,
             f"levels-{index}-big_blind": big,
             f"levels-{index}-ante": ante,
+            f"levels-{index}-ante_kind": "each",
             f"levels-{index}-minutes": minutes,
         }
     return data
@@ -95,7 +96,7 @@ def test_valid_blind_structure_is_saved_with_its_levels_and_audited(admin_client
     entry = AuditEntry.objects.get(action="tournaments.blind_structure.created")
     assert entry.actor == admin
     assert entry.subject_id == str(structure.pk)
-    assert entry.data["levels"][2] == [3, 25, 50, 5, 10, 0]
+    assert entry.data["levels"][2] == [3, 25, 50, 5, "each", 10, 0]
 
 
 def test_blinds_that_do_not_increase_are_refused_and_nothing_is_saved(admin_client):

@@ -303,6 +303,7 @@ def test_synchronised_breaks_fall_at_55_past_the_hour(client, structure):
         "small_blind": 10,
         "big_blind": 20,
         "ante": 0,
+        "ante_posted_by": "each",
         "minutes": 20,
         "seconds": 0,
         "starts_at": f"{day}T07:25:00Z",

@@ -40,6 +40,7 @@ class Level:
     minutes: int
     # Seconds on top of the minutes: for the short levels of tests and demonstrations.
     seconds: int = 0
+    big_blind_ante: bool = False  # the big blind posts the ante for the table
 
     @property
     def duration(self) -> timedelta:

@@ -25,7 +25,7 @@ from django.db import transaction
 from audit.services import audit_log
 from live.outbox import record
 from tournaments.events import TournamentChanged
-from tournaments.models import CLOCK_STATE, BlindLevel, EntryStatus, Purchase, Status, Table, Tournament
+from tournaments.models import CLOCK_STATE, BlindLevel, EntryStatus, Purchase, Status, Table, Tournament, rule_level
 from tournaments.rules.lifecycle import CLOCK_CHANGES, Change, Transition, status_at, transitions
 from tournaments.rules.schedule import Level, Schedule, read_clock
 from tournaments.selectors.schedules import (
@@ -202,7 +202,7 @@ def structure_levels(structure_ids: Collection[int]) -> StructureLevels:
     levels: dict[int, list[Level]] = {structure_id: [] for structure_id in structure_ids}
     rows = BlindLevel.objects.filter(structure_id__in=structure_ids).order_by("structure_id", "position")
     for structure_id, *level in rows.values_list("structure_id", *BlindLevel.RULE_FIELDS):
-        levels[structure_id].append(Level(*level))
+        levels[structure_id].append(rule_level(level))
     return levels
 
 

@@ -193,6 +193,7 @@ def hands_deal(*, tournament: Tournament, deals: Iterable[Deal], table_ids: Mapp
             small_blind=level.small_blind,
             big_blind=level.big_blind,
             ante=level.ante,
+            big_blind_ante=level.big_blind_ante,
         )
         deck, salt = new_deck(), new_salt()
         hand = PlayedHand(setup, deck)
