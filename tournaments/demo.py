@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 from tournaments.models import (
     UNDER_WAY,
+    AnteKind,
     BettingStructure,
     BlindLevel,
     BlindStructure,
@@ -106,9 +107,14 @@ def _levels(count: int, minutes: int, ante_from: int = 4) -> list[tuple[int, int
     return levels
 
 
+# Structures whose big blind posts the ante for the table (the others: every player).
+BIG_BLIND_ANTE = {"Deepstack 20-minute"}
 STRUCTURES: dict[str, tuple[str, Sequence[tuple[int, ...]]]] = {
     "Regular 12-minute": ("Standard online structure, 12-minute levels.", _levels(24, 12)),
-    "Deepstack 20-minute": ("Slow structure for deep stacks, 20-minute levels.", _levels(24, 20)),
+    "Deepstack 20-minute": (
+        "Slow structure for deep stacks, 20-minute levels, a big-blind ante of one big blind from level 4.",
+        [(small, big, big if ante else 0, minutes) for small, big, ante, minutes in _levels(24, 20)],
+    ),
     "Turbo 6-minute": ("Turbo: 6-minute levels.", _levels(20, 6)),
     "Hyper-turbo 3-minute": ("Hyper-turbo: 3-minute levels, antes from level 3.", _levels(20, 3, ante_from=3)),
     "Heads-up 10-minute": ("Heads-up matches, 10-minute levels, no antes.", _levels(16, 10, ante_from=99)),
@@ -230,6 +236,7 @@ def _create_structures() -> dict[str, BlindStructure]:
                 small_blind=sb,
                 big_blind=bb,
                 ante=ante,
+                ante_kind=AnteKind.BIG_BLIND if name in BIG_BLIND_ANTE else AnteKind.EACH,
                 minutes=minutes,
                 seconds=seconds[0] if seconds else 0,
             )
