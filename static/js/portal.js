@@ -266,3 +266,33 @@
     if (slider) slider.value = amount.value;
   });
 })();
+
+// The table's keys, on the player's turn (the page lists them): F folds, C checks or
+// calls, R puts the focus in the bet or raise amount (Enter there sends it). Never
+// while he types in a box, and never with Ctrl, Alt or Meta (the browser's own keys).
+(function () {
+  "use strict";
+  var typing = /^(INPUT|TEXTAREA|SELECT)$/;
+  document.addEventListener("keydown", function (event) {
+    // Enter in the amount bets or raises it: the form's first button, the one a browser
+    // would press, is Fold.
+    if (event.key === "Enter" && event.target.name === "amount" && event.target.form) {
+      var raise = event.target.form.querySelector('button[value="cbr"]');
+      if (raise) { event.preventDefault(); raise.click(); }
+      return;
+    }
+    if (event.ctrlKey || event.altKey || event.metaKey || event.repeat) return;
+    if (typing.test(event.target.tagName) || event.target.isContentEditable) return;
+    var form = document.querySelector(".own-seat form.actions");
+    if (!form) return;
+    var key = event.key.toLowerCase();
+    var target = null;
+    if (key === "f") target = form.querySelector('button[value="f"]');
+    else if (key === "c") target = form.querySelector('button[value="cc"]');
+    else if (key === "r") target = form.querySelector('input[name="amount"]');
+    if (!target) return;
+    event.preventDefault();
+    if (key === "r") { target.focus(); target.select(); }
+    else target.click();
+  });
+})();

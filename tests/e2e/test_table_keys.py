@@ -1,0 +1,60 @@
+"""Playing by keyboard (issue 28): on his turn a player folds with F, checks or calls
+with C, and with R goes to the amount, where Enter bets or raises it; the page lists
+the keys. Never while he types in a box."""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from tests.e2e.test_live import log_in
+from tests.tables import acting, in_play, started
+from tournaments.models import Hand
+from tournaments.rules.hands import ActionKind
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def at_the_table(new_page, tournament, row):
+    """The page of the player whose turn it is, signed in, at his table."""
+    player = acting(row).player
+    page = new_page()
+    log_in(page, player.username)
+    page.goto(reverse("lobby:table", args=[tournament.pk, row.table.number]))
+    expect(page.locator(".own-seat form.actions")).to_be_visible()
+    return page
+
+
+def last_action(row) -> tuple[int, str, int | None]:
+    seat, kind, amount = Hand.objects.get(pk=row.pk).actions[-1]
+    return seat, kind, amount
+
+
+def test_a_hand_played_with_the_keys_alone(new_page):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+
+    first = at_the_table(new_page, tournament, row)
+    expect(first.get_by_text("Keys: F fold, C check or call, R the bet or raise amount")).to_be_visible()
+    seat = row.to_act
+    first.keyboard.press("r")
+    amount = first.locator('.own-seat input[name="amount"]')
+    expect(amount).to_be_focused()
+    first.keyboard.type("300")  # into the box: a key typed there is text, not an action
+    first.keyboard.press("Enter")
+    expect(first.locator(".own-seat")).to_contain_text("Waiting for the other players")
+    row.refresh_from_db()
+    assert last_action(row) == (seat, ActionKind.BET_RAISE.value, 300)
+
+    second = at_the_table(new_page, tournament, row)
+    seat = row.to_act
+    second.keyboard.press("c")
+    expect(second.locator(".own-seat")).to_contain_text("Waiting for the other players")
+    row.refresh_from_db()
+    assert last_action(row)[:2] == (seat, ActionKind.CHECK_CALL.value)
+
+    third = at_the_table(new_page, tournament, row)
+    seat = row.to_act
+    third.keyboard.press("f")
+    expect(third.locator(".own-seat form.actions")).to_have_count(0)
+    row.refresh_from_db()
+    assert last_action(row)[:2] == (seat, ActionKind.FOLD.value)
