@@ -410,6 +410,8 @@ class ShownHand:
     all_ins: frozenset[int]
     holes: Mapping[int, tuple[Card, ...]]
     choices: Legal | None
+    # Each seat's last action on this street (PlayedHand.said).
+    said: Mapping[int, tuple[str, int | None]] = field(default_factory=dict)
 
     def stack(self, seat: int) -> int:
         return self.stacks[seat]
@@ -481,6 +483,10 @@ class PlayedHand:
         self._board_positions: list[int] = []  # where the board's cards lie in the deck
         self.showdown_order: tuple[int, ...] = ()  # indices, in PokerKit's order of showing
         self._over = False
+        # Each seat's last action on the street being played, as the table shows it until
+        # the street ends: "fold", "check", "call", "bet" or "raise" (with the amount
+        # bet or raised to), or "all_in".
+        self.said: dict[int, tuple[str, int | None]] = {}
         self._result: HandResult | None = None
         self._run()
 
@@ -626,6 +632,7 @@ class PlayedHand:
             all_ins=frozenset(seat for seat in self.seats if self.all_in(seat)),
             holes={seat: self.hole_cards(seat) for seat in self.seats},
             choices=self.legal(),
+            said=dict(self.said),
         )
 
     # Acting
@@ -675,18 +682,27 @@ class PlayedHand:
         if seat != legal.seat:
             raise HandError("not_your_turn", "It is not your turn.")
         kind = ActionKind(kind)
+        street = len(self._board)
         if kind is ActionKind.BET_RAISE:
             amount = self._check_amount(legal, amount)
+            word = "bet" if max(self.state.bets) == 0 else "raise"
             self.state.complete_bet_or_raise_to(amount)
         elif kind is ActionKind.CHECK_CALL:
             amount = None
+            word = "check" if legal.can_check else "call"
             self.state.check_or_call()
         else:
             amount = None
+            word = "fold"
             self.state.fold()
         action = Action(seat, kind, amount)
         self.actions.append(action)
         self._run()
+        if len(self._board) > street:
+            self.said = {}  # the street is over: its actions are no longer shown
+        else:
+            all_in = kind is not ActionKind.FOLD and self.contributions()[self._i(seat)] == self.chips[self._i(seat)]
+            self.said[seat] = ("all_in", None) if all_in else (word, amount)
         return action
 
     def _check_amount(self, legal: Legal, amount: int | None) -> int:

@@ -36,6 +36,8 @@ class SeatState:
     won: int = 0
     away: bool = False  # a person seated here with no page open at the table (rule 18)
     bounty: int = 0  # the bounty on his head (knockout events)
+    said: str = ""  # his last action on this street: "check", "call", "bet", "raise", "fold", "all_in"
+    said_to: int | None = None  # what he bet or raised to
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def hand_in_play_view(
                 sitting_out=entry.sitting_out,
                 to_act=row.to_act == seat,
                 bounty=heads.get(entry.pk, 0),
+                said=shown.said.get(seat, ("", None))[0],
+                said_to=shown.said.get(seat, ("", None))[1],
             )
         )
     currency = table.tournament.pool_currency
@@ -214,6 +218,8 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
                     won=won.get(number, 0),
                     away=number in away,
                     bounty=heads.get(number, 0),
+                    said=played.said.get(number, ("", None))[0],
+                    said_to=played.said.get(number, ("", None))[1],
                 )
             )
         elif number in seated:

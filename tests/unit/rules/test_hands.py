@@ -668,3 +668,26 @@ def test_a_big_blind_ante_hand_exports_its_ante_on_the_big_blinds_position_and_p
     assert final.stacks == [hand.result().stacks[seat] for seat in (1, 2, 3)] == [950, 1350, 700]
     replayed = PlayedHand.play(HandSetup.from_json(hand.setup.to_json()), hand.deck, hand.actions)
     assert replayed.result() == hand.result()
+
+
+# What each seat did on this street
+
+
+def test_each_seat_shows_its_last_action_until_the_street_ends():
+    hand = PlayedHand(setup(THREE, button=3, sb=1, bb=2), new_deck(random.Random(41)))
+    hand.act(3, CBR, 300)
+    hand.act(1, CC)
+    assert hand.shown().said == {3: ("raise", 300), 1: ("call", None)}
+    hand.act(2, CC)  # the big blind calls: the flop is dealt, the street's actions are gone
+    assert len(hand.board) == 3
+    assert hand.shown().said == {}
+    hand.act(1, CC)
+    hand.act(2, CBR, 400)
+    hand.act(3, F)
+    assert hand.shown().said == {1: ("check", None), 2: ("bet", 400), 3: ("fold", None)}
+
+
+def test_a_call_for_every_chip_shows_as_all_in():
+    hand = PlayedHand(setup({1: 1000, 2: 1000, 3: 250}, button=3, sb=1, bb=2), new_deck(random.Random(42)))
+    hand.act(3, CBR, 250)
+    assert hand.shown().said == {3: ("all_in", None)}
