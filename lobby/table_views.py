@@ -96,7 +96,13 @@ def table_act(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
         return _own_response(request, *_table(pk, number))
     # His part as his action left it: the hand, his entry and his table need no reading again.
     tournament = table.tournament
-    own = table_own(played.hand, played.shown, played.entry, time_bank_ms=entry_time_bank(played.entry, tournament))
+    own = table_own(
+        played.hand,
+        played.shown,
+        played.entry,
+        time_bank_ms=entry_time_bank(played.entry, tournament),
+        action_seconds=tournament.action_seconds,
+    )
     return _own_html(request, tournament, table, own)
 
 
@@ -173,6 +179,8 @@ def table_moved_html(tournament_id: int, number: int, view: InPlayView, seats: l
             "in_play": True,
             "deadline_at": view.deadline_at,
             "extra_time": view.extra_time,
+            "action_ends_at": view.action_ends_at,
+            "bank_ms": view.bank_ms,
         },
         "piece": True,
     }
@@ -250,7 +258,9 @@ def _own(
     in_hand = hand is not None and str(entry.pk) in {str(pk) for pk in hand.seats.values()}
     if entry.table_id != table.pk and not in_hand:
         return None
-    return table_own(hand, played, entry, time_bank_ms=entry_time_bank(entry, tournament))
+    return table_own(
+        hand, played, entry, time_bank_ms=entry_time_bank(entry, tournament), action_seconds=tournament.action_seconds
+    )
 
 
 def _chat_response(

@@ -83,6 +83,9 @@
     var now = Date.now() + offset;
     document.querySelectorAll("time[data-countdown]").forEach(function (el) {
       var left = Date.parse(el.getAttribute("datetime")) - now;
+      // A time bank stays whole while the action time before it runs, then drains.
+      var most = el.getAttribute("data-countdown-max");
+      if (most !== null) left = Math.min(left, Number(most));
       el.textContent = text(left);
       // Only a countdown seen running out asks for the new state: one already
       // over when the card came means the server has not moved on yet.

@@ -1,13 +1,15 @@
-"""Each seat's last action on the table page (issue 28): "Raise 300", "Call",
-"Check", "Bet 400" beside the player until the street ends; folds and all-ins keep
-their own marks."""
+"""The seats on the table page (issue 28): each seat's last action ("Raise 300",
+"Call", "Check", "Bet 400") beside the player until the street ends, folds and
+all-ins keeping their own marks; the turn's action time and the time bank after it
+counted down apart (rule 18.3)."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
-from tests.tables import act, in_play, started
+from tests.tables import act, acting, in_play, started
 from tournaments.rules.hands import ActionKind
 
 pytestmark = pytest.mark.django_db
@@ -40,3 +42,22 @@ def test_the_table_shows_each_seats_last_action_until_the_street_ends(client):
     bettor = row.to_act
     row = act(row, ActionKind.BET_RAISE, 400)
     assert said(client, tournament, row) == {opener: "Check", bettor: "Bet 400"}
+
+
+def test_the_turn_clock_and_the_time_bank_are_shown_apart(client):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    acting_entry = acting(row)
+    action_ends = row.turn_started_at + timedelta(seconds=tournament.action_seconds)
+    bank_ms = round((row.deadline_at - action_ends) / timedelta(milliseconds=1))
+    assert bank_ms == tournament.time_bank_seconds * 1000  # a full bank at the first turn
+
+    client.force_login(acting_entry.player)
+    page = client.get(reverse("lobby:table", args=[tournament.pk, row.table.number])).text
+    seat = page.split(f'data-seat="{row.to_act}"', 1)[1].split("</li>", 1)[0]
+    action_clock = f'<time data-countdown datetime="{action_ends.isoformat()}"></time>'
+    bank_clock = f'<time data-countdown data-countdown-max="{bank_ms}" datetime="{row.deadline_at.isoformat()}"></time>'
+    assert f"To act {action_clock}" in seat
+    assert f"time bank {bank_clock}" in seat
+    own = page.split('class="card wide own-seat"', 1)[1].split("</section>", 1)[0]
+    assert f"Your turn: {action_clock}, then your time bank {bank_clock}" in own

@@ -9,7 +9,7 @@ for that player.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
@@ -65,6 +65,8 @@ class InPlayView:
     extra_time: bool
     people: Mapping[int, int]
     currency: str  # the event's money: a bounty's
+    action_ends_at: datetime | None = None  # then the time bank runs until deadline_at (turn_clock)
+    bank_ms: int = 0
 
     def changed_seats(self, before: "InPlayView") -> list[SeatState]:
         """The seats that show something else than in `before` (the one to act: his
@@ -113,7 +115,28 @@ def hand_in_play_view(
             )
         )
     currency = table.tournament.pool_currency
-    return InPlayView(tuple(seats), shown.board, shown.pot_total, row.deadline_at, row.extra_time, people, currency)
+    action_ends_at, bank_ms = turn_clock(row, table.tournament.action_seconds)
+    return InPlayView(
+        tuple(seats),
+        shown.board,
+        shown.pot_total,
+        row.deadline_at,
+        row.extra_time,
+        people,
+        currency,
+        action_ends_at,
+        bank_ms,
+    )
+
+
+def turn_clock(row: Hand, action_seconds: int) -> tuple[datetime | None, int]:
+    """When the turn's action time ends, and the time bank (milliseconds) that runs
+    after it until the deadline (rule 18.3): the table shows them apart. A bot's
+    turn, a disconnected player's extra time or no turn: the deadline alone."""
+    if row.deadline_at is None or row.turn_started_at is None or row.extra_time:
+        return row.deadline_at, 0
+    action_ends_at = min(row.deadline_at, row.turn_started_at + timedelta(seconds=action_seconds))
+    return action_ends_at, int((row.deadline_at - action_ends_at) / timedelta(milliseconds=1))
 
 
 def seats_shown(seats: list[SeatState], people: Mapping[int, int]) -> list[SeatState]:
@@ -141,6 +164,8 @@ class TableState:
     deadline_at: datetime | None = None
     extra_time: bool = False  # the countdown is a disconnected player's extra time (rule 18.2)
     recent: list[HandResultView] = field(default_factory=list)
+    action_ends_at: datetime | None = None  # then the time bank runs until deadline_at (turn_clock)
+    bank_ms: int = 0
 
     @property
     def in_play(self) -> bool:
@@ -161,6 +186,8 @@ class OwnSeat:
     stack: int
     time_bank_s: int
     presets: tuple[tuple[str, int], ...] = ()  # bet sizes offered beside the slider
+    action_ends_at: datetime | None = None  # his turn: then his time bank runs (turn_clock)
+    bank_ms: int = 0
 
     @property
     def refresh_key(self) -> str:
@@ -238,6 +265,8 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
         else:
             seats.append(SeatState(number))
     results = [_result_view(hand, names) for hand in hands if hand.status != HandStatus.PLAYING][:RECENT_HANDS]
+    playing = current is not None and current.status == HandStatus.PLAYING
+    action_ends_at, bank_ms = turn_clock(current, tournament.action_seconds) if playing and current else (None, 0)
     return TableState(
         tournament=tournament,
         table=table,
@@ -249,6 +278,8 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
         deadline_at=current.deadline_at if current and current.status == HandStatus.PLAYING else None,
         extra_time=bool(current and current.status == HandStatus.PLAYING and current.extra_time),
         recent=results if recent else [],
+        action_ends_at=action_ends_at,
+        bank_ms=bank_ms,
     )
 
 
@@ -258,7 +289,9 @@ def table_current(table: Table) -> tuple[Hand | None, ShownHand | None]:
     return _current(list(Hand.objects.filter(table=table).order_by("-pk")[:1]))
 
 
-def table_own(hand: Hand | None, played: ShownHand | None, entry: Entry, *, time_bank_ms: int) -> OwnSeat:
+def table_own(
+    hand: Hand | None, played: ShownHand | None, entry: Entry, *, time_bank_ms: int, action_seconds: int
+) -> OwnSeat:
     """`entry`'s own seat at a table whose hand in play (or last) is `hand`, replayed
     as `played`: his hole cards in it, if he was dealt in, and his choices when it is
     his turn."""
@@ -268,6 +301,7 @@ def table_own(hand: Hand | None, played: ShownHand | None, entry: Entry, *, time
     if hand is None or played is None or seat is None:
         return OwnSeat(entry, None, (), None, 0, 0, 0, entry.chips, time_bank_ms // 1000)
     legal = played.legal() if hand.status == HandStatus.PLAYING and played.to_act == seat else None
+    action_ends_at, bank_ms = turn_clock(hand, action_seconds) if legal else (None, 0)
     return OwnSeat(
         entry,
         hand,
@@ -279,6 +313,8 @@ def table_own(hand: Hand | None, played: ShownHand | None, entry: Entry, *, time
         played.stack(seat),
         time_bank_ms // 1000,
         _presets(legal, played.pot_total, played.bet(seat)),
+        action_ends_at,
+        bank_ms,
     )
 
 
