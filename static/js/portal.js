@@ -299,3 +299,13 @@
     else target.click();
   });
 })();
+
+// A fold when the player could check is asked once more ("Fold when you can check?"):
+// the click, or the F key, folds only if he says yes.
+document.addEventListener("click", function (event) {
+  var button = event.target.closest ? event.target.closest("button[data-confirm]") : null;
+  if (button && !window.confirm(button.getAttribute("data-confirm"))) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+}, true);

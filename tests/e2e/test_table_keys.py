@@ -7,7 +7,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.e2e.test_live import log_in
-from tests.tables import acting, in_play, started
+from tests.tables import act, acting, in_play, started
 from tournaments.models import Hand
 from tournaments.rules.hands import ActionKind
 
@@ -58,3 +58,29 @@ def test_a_hand_played_with_the_keys_alone(new_page):
     expect(third.locator(".own-seat form.actions")).to_have_count(0)
     row.refresh_from_db()
     assert last_action(row)[:2] == (seat, ActionKind.FOLD.value)
+
+
+def test_a_fold_when_the_player_could_check_is_asked_once_more(new_page):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    for _ in range(3):  # everyone calls the big blind: on the flop the first may check
+        row = act(row, ActionKind.CHECK_CALL)
+    page = at_the_table(new_page, tournament, row)
+    seat, before = row.to_act, len(row.actions)
+    fold = page.locator('.own-seat form.actions button[value="f"]')
+    asked = []
+
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    fold.click()
+    assert asked == ["Fold when you can check?"]
+    page.keyboard.press("c")  # he thinks again and checks: the fold never went
+    expect(page.locator(".own-seat")).to_contain_text("Waiting for the other players")
+    row.refresh_from_db()
+    assert row.actions[before:] == [[seat, ActionKind.CHECK_CALL.value, None]]
+
+    nxt = at_the_table(new_page, tournament, row)
+    nxt.once("dialog", lambda dialog: dialog.accept())
+    nxt.keyboard.press("f")  # the key asks too; yes: he folds
+    expect(nxt.locator(".own-seat form.actions")).to_have_count(0)
+    row.refresh_from_db()
+    assert row.actions[-1][1] == ActionKind.FOLD.value

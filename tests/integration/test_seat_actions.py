@@ -61,3 +61,40 @@ def test_the_turn_clock_and_the_time_bank_are_shown_apart(client):
     assert f"time bank {bank_clock}" in seat
     own = page.split('class="card wide own-seat"', 1)[1].split("</section>", 1)[0]
     assert f"Your turn: {action_clock}, then your time bank {bank_clock}" in own
+
+
+def presets(client, tournament, row) -> dict[str, int]:
+    client.force_login(acting(row).player)
+    page = client.get(reverse("lobby:table", args=[tournament.pk, row.table.number])).text
+    own = page.split('class="card wide own-seat"', 1)[1].split("</section>", 1)[0]
+    return {
+        label.strip(): int(amount)
+        for amount, label in re.findall(r'data-amount-preset="(\d+)"[^>]*>([^<]+)</button>', own)
+    }
+
+
+def test_the_bet_sizes_offered_facing_the_big_blind_and_on_the_flop(client):
+    # Blinds 10/20: the first to act faces 20 with 30 in the pot.
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    assert presets(client, tournament, row) == {
+        "Min": 40,
+        "2.5×": 50,
+        "3×": 60,
+        "½ pot": 45,  # the call (20), then half of the 50 then in the pot
+        "¾ pot": 57,
+        "Pot": 70,
+        "All in": 1000,
+    }
+    for _ in range(3):
+        row = act(row, ActionKind.CHECK_CALL)  # everyone in for 20: 60 in the pot, the flop
+    assert presets(client, tournament, row) == {"Min": 20, "½ pot": 30, "¾ pot": 45, "Pot": 60, "All in": 980}
+
+
+def test_pot_limit_sizes_stop_at_the_pot(client):
+    tournament, _entries = started([1000, 1000, 1000], betting="pl")
+    row = in_play(tournament)
+    offered = presets(client, tournament, row)
+    assert offered["Pot"] == 70
+    assert "All in" not in offered
+    assert max(offered.values()) == 70

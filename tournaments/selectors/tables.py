@@ -312,30 +312,37 @@ def table_own(
         played.bet(seat),
         played.stack(seat),
         time_bank_ms // 1000,
-        _presets(legal, played.pot_total, played.bet(seat)),
+        _presets(legal, played.pot_total, played.bet(seat), played.stack(seat)),
         action_ends_at,
         bank_ms,
     )
 
 
-def _presets(legal: Legal | None, pot: int, bet: int) -> tuple[tuple[str, int], ...]:
-    """Half the pot, the pot and all in ("half", "pot", "max"), as raise-to amounts
-    within the limits; a pot-sized raise calls first, then raises by the pot as it
-    then is."""
+def _presets(legal: Legal | None, pot: int, bet: int, stack: int) -> tuple[tuple[str, int], ...]:
+    """The bet sizes offered beside the slider, as raise-to amounts within the limits
+    (a pot limit caps them at the pot): the smallest ("min"); facing a bet, 2.5 and 3
+    times it ("x2.5", "x3"); half, three quarters of and the whole pot ("half",
+    "three_quarters", "pot": a pot-sized raise calls first, then raises by the pot as
+    it then is); all in ("max", when the limit allows it). Two that come to the same
+    amount are offered once; all in keeps its name."""
     if legal is None or legal.min_to is None or legal.max_to is None or legal.min_to == legal.max_to:
         return ()
+    facing = bet + legal.call  # the largest bet on this street
     after_call = pot + legal.call
-    sizes = [
-        ("half", bet + legal.call + after_call // 2),
-        ("pot", bet + legal.call + after_call),
-        ("max", legal.max_to),
+    sizes = [("min", legal.min_to)]
+    if legal.call:
+        sizes += [("x2.5", facing * 5 // 2), ("x3", facing * 3)]
+    sizes += [
+        ("half", facing + after_call // 2),
+        ("three_quarters", facing + after_call * 3 // 4),
+        ("pot", facing + after_call),
     ]
-    chosen: list[tuple[str, int]] = []
+    chosen: dict[int, str] = {}
     for label, size in sizes:
-        to = max(legal.min_to, min(legal.max_to, size))
-        if all(to != value for _, value in chosen):
-            chosen.append((label, to))
-    return tuple(chosen)
+        chosen.setdefault(max(legal.min_to, min(legal.max_to, size)), label)
+    if legal.max_to == stack + bet:
+        chosen[legal.max_to] = "max"
+    return tuple(sorted(((label, to) for to, label in chosen.items()), key=lambda preset: preset[1]))
 
 
 def _current(hands: list[Hand]) -> tuple[Hand | None, ShownHand | None]:
