@@ -18,7 +18,7 @@ from django.utils.translation import gettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from lobby.templatetags.poker import card, card_colour, card_name
+from lobby.templatetags.poker import action_text, card, card_colour, card_name
 from tournaments.models import Hand, HandSeat, HandStatus, Table, Tournament
 from tournaments.rules.hand_history import phh_for
 from tournaments.rules.hands import Action, ActionKind, HandSetup, deck_commitment, deck_proof
@@ -260,15 +260,12 @@ def _said(step: Step, before: Step | None, names: Mapping[int, str]) -> str:
     assert before is not None  # every action follows the deal's step
     name = names.get(action.seat, "")
     if action.kind is ActionKind.FOLD:
-        return gettext("%(name)s folds") % {"name": name}
+        return action_text("fold", name, None)
     if action.kind is ActionKind.BET_RAISE:
         raised = any(seat.bet for seat in before.seats)
-        text = gettext("%(name)s raises to %(chips)s") if raised else gettext("%(name)s bets %(chips)s")
-        return text % {"name": name, "chips": chips(action.amount)}
+        return action_text("raise" if raised else "bet", name, action.amount)
     paid = _stack(before, action.seat) - _stack(step, action.seat)
-    if paid:
-        return gettext("%(name)s calls %(chips)s") % {"name": name, "chips": chips(paid)}
-    return gettext("%(name)s checks") % {"name": name}
+    return action_text("call" if paid else "check", name, paid)
 
 
 def _dealt(step: Step, *, first: bool) -> str:

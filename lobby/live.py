@@ -42,6 +42,7 @@ from lobby.table_views import (
 from lobby.views import lobby_row_html, tournament_live_html
 from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
 from tournaments.models import Entry, Hand, Table, Tournament
+from tournaments.rules.hands import LogLine
 from tournaments.selectors.tables import InPlayView, SeatState, TableState, seats_shown, table_hand
 from wallet.events import BalancesChanged
 
@@ -147,20 +148,27 @@ def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged
         if (tournament_id, number) in whole:
             continue
         seats, felt = after.changed_seats(before), after.felt_changed(before)
-        if not seats and not felt:
+        lines = after.log[len(before.log) :]
+        if not seats and not felt and not lines:
             continue
         shown = functools.cache(functools.partial(seats_shown, seats, after.people))
         for language in LANGUAGES:
             group = group_name("table", language=language, tournament_id=tournament_id, table=number)
-            render = functools.partial(_moved_html, tournament_id, number, after, shown, felt)
+            render = functools.partial(_moved_html, tournament_id, number, after, shown, felt=felt, lines=lines)
             messages.append(Part(group, _in(language, render)))
     return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
 
 
 def _moved_html(
-    tournament_id: int, number: int, view: InPlayView, seats: Callable[[], list[SeatState]], felt: bool
+    tournament_id: int,
+    number: int,
+    view: InPlayView,
+    seats: Callable[[], list[SeatState]],
+    *,
+    felt: bool,
+    lines: Sequence[LogLine],
 ) -> str:
-    return table_moved_html(tournament_id, number, view, seats(), felt=felt)
+    return table_moved_html(tournament_id, number, view, seats(), felt=felt, lines=lines)
 
 
 def chat_parts(tournament_id: int, number: int) -> list[Part]:

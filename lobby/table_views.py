@@ -3,6 +3,8 @@ there also sees his own cards and acts with the buttons. The watched part goes t
 everyone (the table's live group); the player's own part is rendered for him alone,
 by the request that fetches it, and follows him when he is moved to another table."""
 
+from collections.abc import Sequence
+
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
@@ -19,7 +21,7 @@ from django_htmx.middleware import HtmxDetails
 from accounts.models import User
 from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import ENTERED, Entry, EntryStatus, Hand, Table, Tournament
-from tournaments.rules.hands import ShownHand
+from tournaments.rules.hands import LogLine, ShownHand
 from tournaments.selectors.entries import entry_time_bank
 from tournaments.selectors.standings import tournament_clock
 from tournaments.selectors.tables import (
@@ -166,10 +168,18 @@ def table_live_html(table: Table, state: TableState | None = None) -> str:
     return render_to_string("lobby/table.html#watched", {**context, "tournament": tournament, "table": table})
 
 
-def table_moved_html(tournament_id: int, number: int, view: InPlayView, seats: list[SeatState], *, felt: bool) -> str:
+def table_moved_html(
+    tournament_id: int,
+    number: int,
+    view: InPlayView,
+    seats: list[SeatState],
+    *,
+    felt: bool,
+    lines: Sequence[LogLine] = (),
+) -> str:
     """What changed at a table whose hand goes on, to swap in out of band (lobby.live):
-    `seats` (as the table shows them now) and, if `felt`, the board and the pot; from
-    the hand as its turn left it, without a read."""
+    `seats` (as the table shows them now), if `felt` the board and the pot, and the
+    `lines` the hand's log gained; from the hand as its turn left it, without a read."""
     context = {
         "tournament": {"pk": tournament_id, "pool_currency": view.currency},
         "table": {"number": number},
@@ -181,12 +191,15 @@ def table_moved_html(tournament_id: int, number: int, view: InPlayView, seats: l
             "extra_time": view.extra_time,
             "action_ends_at": view.action_ends_at,
             "bank_ms": view.bank_ms,
+            "seats": view.seats,
         },
         "piece": True,
     }
     parts = [render_to_string("lobby/table.html#seat", {**context, "seat": seat}) for seat in seats]
     if felt:
         parts.append(render_to_string("lobby/table.html#felt", context))
+    if lines:
+        parts.append(render_to_string("lobby/table.html#log_added", {**context, "lines": lines}))
     return "".join(parts)
 
 

@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from tournaments.models import Status, Tag
+from tournaments.templatetags.chips import chips as chips_text
 
 register = template.Library()
 
@@ -119,3 +120,24 @@ def playing_card(code: str) -> SafeString:
         card_name(code),
         card(code),
     )
+
+
+def action_text(kind: str, name: str, chips: int | None) -> str:
+    """An action as the hand's story tells it (the table's log, the hand's page, the
+    replayer): "Bob raises to 900", "Alice calls 900" (what the call paid)."""
+    amount = {"name": name, "chips": chips_text(chips or 0)}
+    return {
+        "fold": gettext("%(name)s folds"),
+        "check": gettext("%(name)s checks"),
+        "call": gettext("%(name)s calls %(chips)s"),
+        "bet": gettext("%(name)s bets %(chips)s"),
+        "raise": gettext("%(name)s raises to %(chips)s"),
+    }[kind] % amount
+
+
+@register.simple_tag
+def hand_said(line, seats) -> str:
+    """A line of the table's log (tournaments.rules.hands.LogLine), the player named
+    as his seat shows him."""
+    names = {seat.seat: seat.player for seat in seats}
+    return action_text(line.kind, names.get(line.seat, ""), line.chips)

@@ -708,6 +708,39 @@ def test_an_action_sends_the_tables_watchers_only_the_seats_and_the_felt_it_chan
     assert english.count('hx-swap-oob="true"') >= 2  # the flop: the felt, and the seats whose bets went in
 
 
+def test_an_action_adds_its_line_to_the_hands_log_on_every_watchers_page_in_his_language(
+    sent, client, django_capture_on_commit_callbacks
+):
+    tournament, _ = heads_up_tables(2)
+    listening(f"table-{tournament.pk}-1.en", f"table-{tournament.pk}-1.da")
+    row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
+    entry = Entry.objects.select_related("player").get(pk=int(row.seats[str(row.to_act)]))
+    log = f'hx-swap-oob="beforeend:#hand-log-{tournament.pk}-1"'
+    assert f'id="hand-log-{tournament.pk}-1"' in client.get(f"/tournaments/{tournament.pk}/tables/1/").text
+
+    with django_capture_on_commit_callbacks(execute=True):
+        row = hand_act(hand_id=row.pk, player_id=entry.player_id, at=0, kind="cc", now=timezone.now()).hand
+
+    texts = dict(sent.texts)
+    english, danish = texts[f"table-{tournament.pk}-1.en"], texts[f"table-{tournament.pk}-1.da"]
+    # Heads-up the button completes the small blind: a call of the difference.
+    called = f"{entry.player.screen_name} calls"
+    assert f"{log}><li>{called}" in english
+    assert f"{log}><li>{entry.player.screen_name} caller 10" in danish
+    page = client.get(f"/tournaments/{tournament.pk}/tables/1/").text
+    assert f"<li>{called}" in page.split(f'id="hand-log-{tournament.pk}-1"', 1)[1]
+
+    sent.texts.clear()
+    row.refresh_from_db()
+    player = Entry.objects.get(pk=int(row.seats[str(row.to_act)])).player_id
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_act(hand_id=row.pk, player_id=player, at=1, kind="cc", now=timezone.now())  # the big blind checks
+    english = dict(sent.texts)[f"table-{tournament.pk}-1.en"]
+    added = english.split(log, 1)[1].split("</ol>", 1)[0]
+    assert "checks</li>" in added
+    assert '<li class="street"><strong>Flop</strong>' in added  # and the flop with its cards
+
+
 def test_a_table_watched_in_both_languages_is_read_once_for_both_parts(sent, django_assert_num_queries):
     tournament, _ = heads_up_tables(2)
     listening(f"table-{tournament.pk}-1.en", f"table-{tournament.pk}-1.da")

@@ -79,8 +79,8 @@ def test_the_bet_sizes_offered_facing_the_big_blind_and_on_the_flop(client):
     row = in_play(tournament)
     assert presets(client, tournament, row) == {
         "Min": 40,
-        "2.5×": 50,
-        "3×": 60,
+        "2.5\N{MULTIPLICATION SIGN}": 50,
+        "3\N{MULTIPLICATION SIGN}": 60,
         "½ pot": 45,  # the call (20), then half of the 50 then in the pot
         "¾ pot": 57,
         "Pot": 70,

@@ -45,7 +45,7 @@ from enum import StrEnum
 from itertools import combinations
 from math import prod
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pokerkit import (
     Automation,
@@ -396,6 +396,17 @@ def pots_of(contributions: Sequence[int], live: Sequence[bool], dead: Sequence[i
     return tuple(band.amount for band in _bands(contributions, live, dead) if band.eligible)
 
 
+class LogLine(NamedTuple):
+    """One line of the hand's story as the table tells it: an action ("fold",
+    "check", "call" with the chips it paid, "bet" or "raise" with the amount bet or
+    raised to) by `seat`, or a street dealt ("flop", "turn", "river", with its cards)."""
+
+    kind: str
+    seat: int | None = None
+    chips: int | None = None
+    cards: tuple[Card, ...] = ()
+
+
 @dataclass(frozen=True)
 class ShownHand:
     """A hand as the pages show it, read once from its state (PlayedHand.shown): plain
@@ -410,8 +421,9 @@ class ShownHand:
     all_ins: frozenset[int]
     holes: Mapping[int, tuple[Card, ...]]
     choices: Legal | None
-    # Each seat's last action on this street (PlayedHand.said).
+    # Each seat's last action on this street (PlayedHand.said), and the hand's story.
     said: Mapping[int, tuple[str, int | None]] = field(default_factory=dict)
+    log: tuple[LogLine, ...] = ()
 
     def stack(self, seat: int) -> int:
         return self.stacks[seat]
@@ -487,6 +499,7 @@ class PlayedHand:
         # the street ends: "fold", "check", "call", "bet" or "raise" (with the amount
         # bet or raised to), or "all_in".
         self.said: dict[int, tuple[str, int | None]] = {}
+        self.log: list[LogLine] = []  # every action and street dealt, in order
         self._result: HandResult | None = None
         self._run()
 
@@ -633,6 +646,7 @@ class PlayedHand:
             holes={seat: self.hole_cards(seat) for seat in self.seats},
             choices=self.legal(),
             said=dict(self.said),
+            log=tuple(self.log),
         )
 
     # Acting
@@ -683,6 +697,8 @@ class PlayedHand:
             raise HandError("not_your_turn", "It is not your turn.")
         kind = ActionKind(kind)
         street = len(self._board)
+        index = self._i(seat)
+        put_in = self.contributions()[index]
         if kind is ActionKind.BET_RAISE:
             amount = self._check_amount(legal, amount)
             word = "bet" if max(self.state.bets) == 0 else "raise"
@@ -698,10 +714,15 @@ class PlayedHand:
         action = Action(seat, kind, amount)
         self.actions.append(action)
         self._run()
+        paid = self.contributions()[index] - put_in
+        self.log.append(LogLine(word, seat, paid if word == "call" else amount))
+        for name, first, size in (("flop", 0, 3), ("turn", 3, 4), ("river", 4, 5)):
+            if street < size <= len(self._board):
+                self.log.append(LogLine(name, cards=tuple(self._board[first:size])))
         if len(self._board) > street:
             self.said = {}  # the street is over: its actions are no longer shown
         else:
-            all_in = kind is not ActionKind.FOLD and self.contributions()[self._i(seat)] == self.chips[self._i(seat)]
+            all_in = kind is not ActionKind.FOLD and put_in + paid == self.chips[index]
             self.said[seat] = ("all_in", None) if all_in else (word, amount)
         return action
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
-from tournaments.rules.hands import Legal, ShownHand
+from tournaments.rules.hands import Legal, LogLine, ShownHand
 from tournaments.selectors.bounties import bounty_heads
 from tournaments.selectors.replays import entry_of, replay_shown
 
@@ -67,6 +67,7 @@ class InPlayView:
     currency: str  # the event's money: a bounty's
     action_ends_at: datetime | None = None  # then the time bank runs until deadline_at (turn_clock)
     bank_ms: int = 0
+    log: tuple[LogLine, ...] = ()  # the hand's story so far
 
     def changed_seats(self, before: "InPlayView") -> list[SeatState]:
         """The seats that show something else than in `before` (the one to act: his
@@ -126,6 +127,7 @@ def hand_in_play_view(
         currency,
         action_ends_at,
         bank_ms,
+        shown.log,
     )
 
 
@@ -166,6 +168,7 @@ class TableState:
     recent: list[HandResultView] = field(default_factory=list)
     action_ends_at: datetime | None = None  # then the time bank runs until deadline_at (turn_clock)
     bank_ms: int = 0
+    log: tuple[LogLine, ...] = ()  # the story of the hand in play, or of the last one
 
     @property
     def in_play(self) -> bool:
@@ -280,6 +283,7 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
         recent=results if recent else [],
         action_ends_at=action_ends_at,
         bank_ms=bank_ms,
+        log=played.log if played else (),
     )
 
 

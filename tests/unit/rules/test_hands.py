@@ -29,6 +29,7 @@ from tournaments.rules.hands import (
     ActionKind,
     HandError,
     HandSetup,
+    LogLine,
     PlayedHand,
     _Ranker,
     card_salt,
@@ -691,3 +692,21 @@ def test_a_call_for_every_chip_shows_as_all_in():
     hand = PlayedHand(setup({1: 1000, 2: 1000, 3: 250}, button=3, sb=1, bb=2), new_deck(random.Random(42)))
     hand.act(3, CBR, 250)
     assert hand.shown().said == {3: ("all_in", None)}
+
+
+def test_the_hands_story_is_every_action_with_its_chips_and_every_street_with_its_cards():
+    deck = deck_for(["7c2d", "AsAh", "KsKh"], "4c8d9hJs3d")
+    hand = PlayedHand.play(
+        setup(THREE, button=3, sb=1, bb=2),
+        deck,
+        [Action(3, CBR, 300), Action(1, CC), Action(2, F), Action(1, CC), Action(3, CBR, 400), Action(1, CBR, 700)],
+    )
+    assert hand.shown().log == (
+        LogLine("raise", 3, 300),
+        LogLine("call", 1, 250),  # the small blind had 50 in
+        LogLine("fold", 2),
+        LogLine("flop", cards=("4c", "8d", "9h")),
+        LogLine("check", 1),
+        LogLine("bet", 3, 400),
+        LogLine("raise", 1, 700),
+    )
