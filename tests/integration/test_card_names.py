@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from lobby.templatetags.poker import card_name
-from tests.integration.test_hand_history import replayer_data, showdown
+from tests.integration.test_hand_history import replayer_data, shown_down
 from tests.tables import in_play, prepare, started
 
 pytestmark = pytest.mark.django_db
@@ -44,10 +44,7 @@ def test_a_players_own_cards_are_named_on_his_table_page_in_his_language(client)
 
 
 def test_the_hand_page_and_its_replayer_name_the_cards_shown_and_only_those(client):
-    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
-    row = in_play(tournament)
-    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
-    row = showdown(row, folder=carol)
+    tournament, (alice, _bob, _carol), row = shown_down()
     client.force_login(alice.player)
 
     page = client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text

@@ -48,6 +48,14 @@ def showdown(row: Hand, folder) -> Hand:
     return row
 
 
+def shown_down():
+    """Alice's aces beat Bob's kings at a showdown; Carol folded her queens."""
+    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
+    return tournament, (alice, bob, carol), showdown(row, folder=carol)
+
+
 def replayer_data(text: str) -> dict:
     found = re.search(r'<script id="replayer-data" type="application/json">(.*?)</script>', text, re.S)
     assert found, "no replayer on the page"
@@ -136,10 +144,7 @@ def in_play_of(tournament, entry) -> int:
 
 
 def test_others_hole_cards_are_in_neither_the_page_nor_the_replayer_unless_shown_down(client):
-    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
-    row = in_play(tournament)
-    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
-    row = showdown(row, folder=carol)
+    tournament, (alice, _bob, _carol), row = shown_down()
     client.force_login(alice.player)
 
     page = client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text
@@ -160,10 +165,7 @@ def test_others_hole_cards_are_in_neither_the_page_nor_the_replayer_unless_shown
 
 
 def test_a_spectator_sees_only_the_cards_shown_down(client):
-    tournament, (alice, bob, carol) = started([1000, 1000, 1000])
-    row = in_play(tournament)
-    prepare(row, {alice: "AsAh", bob: "KsKh", carol: "QsQh"}, "2c7d9hJs3d")
-    row = showdown(row, folder=carol)
+    tournament, _players, row = shown_down()
 
     data = replayer_data(client.get(reverse("lobby:hand", args=[tournament.pk, row.pk])).text)
 
