@@ -114,11 +114,9 @@ def card_name(code: str) -> str:
 @register.simple_tag
 def playing_card(code: str) -> SafeString:
     """A card as the pages show it: its rank and suit to see, its name to hear."""
+    colour = card_colour(code) if code[1:2] in SUITS else "back"  # a card face down
     return format_html(
-        '<span class="playing-card {}" role="img" aria-label="{}">{}</span>',
-        card_colour(code),
-        card_name(code),
-        card(code),
+        '<span class="playing-card {}" role="img" aria-label="{}">{}</span>', colour, card_name(code), card(code)
     )
 
 

@@ -98,3 +98,16 @@ def test_pot_limit_sizes_stop_at_the_pot(client):
     assert offered["Pot"] == 70
     assert "All in" not in offered
     assert max(offered.values()) == 70
+
+
+def test_players_still_in_the_hand_show_their_cards_face_down_and_a_folded_one_none(client):
+    tournament, _entries = started([1000, 1000, 1000], game="omaha", betting="pl")
+    row = in_play(tournament)
+    folder = row.to_act
+    row = act(row, ActionKind.FOLD)
+    page = client.get(reverse("lobby:table", args=[tournament.pk, row.table.number])).text
+    backs = {}
+    for seat in (int(number) for number in row.seats):
+        block = page.split(f'data-seat="{seat}"', 1)[1].split("</li>", 1)[0]
+        backs[seat] = block.count('class="playing-card back" role="img" aria-label="hidden card"')
+    assert backs == {seat: 0 if seat == folder else 4 for seat in backs}  # Omaha: four each

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from live.presence import connected
 from tournaments.models import BountyKind, Entry, EntryStatus, Hand, HandStatus, Table, Tournament
-from tournaments.rules.hands import Legal, LogLine, ShownHand
+from tournaments.rules.hands import GAMES, Legal, LogLine, ShownHand
 from tournaments.selectors.bounties import bounty_heads
 from tournaments.selectors.replays import entry_of, replay_shown
 
@@ -38,6 +38,12 @@ class SeatState:
     bounty: int = 0  # the bounty on his head (knockout events)
     said: str = ""  # his last action on this street: "check", "call", "bet", "raise", "fold", "all_in"
     said_to: int | None = None  # what he bet or raised to
+    backs: int = 0  # his hole cards as everyone else sees them: face down while he is in the hand
+
+    @property
+    def face_down(self) -> tuple[str, ...]:
+        """His cards face down, as cards with no face ("")."""
+        return ("",) * self.backs
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,7 @@ def hand_in_play_view(
                 bounty=heads.get(entry.pk, 0),
                 said=shown.said.get(seat, ("", None))[0],
                 said_to=shown.said.get(seat, ("", None))[1],
+                backs=0 if shown.folded(seat) else GAMES[table.tournament.game][0],
             )
         )
     currency = table.tournament.pool_currency
@@ -250,6 +257,9 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
                     bounty=heads.get(number, 0),
                     said=played.said.get(number, ("", None))[0],
                     said_to=played.said.get(number, ("", None))[1],
+                    backs=0
+                    if played.folded(number) or number in shown or current.status != HandStatus.PLAYING
+                    else GAMES[tournament.game][0],
                 )
             )
         elif number in seated:
