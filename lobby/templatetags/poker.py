@@ -139,3 +139,22 @@ def hand_said(line, seats) -> str:
     as his seat shows him."""
     names = {seat.seat: seat.player for seat in seats}
     return action_text(line.kind, names.get(line.seat, ""), line.chips)
+
+
+MADE_HANDS = {
+    "high_card": pgettext_lazy("poker hand", "high card"),
+    "one_pair": pgettext_lazy("poker hand", "a pair"),
+    "two_pair": pgettext_lazy("poker hand", "two pair"),
+    "three_of_a_kind": pgettext_lazy("poker hand", "three of a kind"),
+    "straight": pgettext_lazy("poker hand", "a straight"),
+    "flush": pgettext_lazy("poker hand", "a flush"),
+    "full_house": pgettext_lazy("poker hand", "a full house"),
+    "four_of_a_kind": pgettext_lazy("poker hand", "four of a kind"),
+    "straight_flush": pgettext_lazy("poker hand", "a straight flush"),
+}
+
+
+@register.filter
+def made_hand(label: str) -> str:
+    """The hand a winner made, in words ("a full house"), from its label."""
+    return str(MADE_HANDS.get(label, ""))

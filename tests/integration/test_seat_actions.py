@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
+from tests.integration.test_hand_history import shown_down
 from tests.tables import act, acting, in_play, started
 from tournaments.rules.hands import ActionKind
 
@@ -111,3 +112,13 @@ def test_players_still_in_the_hand_show_their_cards_face_down_and_a_folded_one_n
         block = page.split(f'data-seat="{seat}"', 1)[1].split("</li>", 1)[0]
         backs[seat] = block.count('class="playing-card back" role="img" aria-label="hidden card"')
     assert backs == {seat: 0 if seat == folder else 4 for seat in backs}  # Omaha: four each
+
+
+def test_the_showdown_names_the_winning_hand_and_marks_the_winners_seat(client):
+    tournament, (alice, _bob, _carol), row = shown_down()
+    page = client.get(reverse("lobby:table", args=[tournament.pk, row.table.number])).text
+    recent = page.split('class="recent-hands"', 1)[1].split("</ol>", 1)[0]
+    assert ' with <strong class="made">a pair</strong> (A♠ A♥)' in recent  # aces; Bob's kings lost
+    seat = next(int(number) for number, pk in row.seats.items() if pk == alice.pk)
+    assert f'class="seat winner" id="seat-{tournament.pk}-{row.table.number}-{seat}"' in page
+    assert set(row.result["made"].values()) == {"one_pair"}  # both hands shown down, each a pair

@@ -265,6 +265,8 @@ class HandResult:
     pots: tuple[Pot, ...]  # main pot first, then side pots
     shown: Mapping[int, tuple[Card, ...]]  # hole cards shown down
     board: tuple[Card, ...]
+    # The high hand each seat shown down made: "one_pair", "full_house" (PokerKit's labels).
+    made: Mapping[int, str] = field(default_factory=dict)
 
 
 class _State(State):
@@ -811,4 +813,15 @@ class PlayedHand:
         stacks = {self.seats[i]: self.chips[i] - contributions[i] + won[i] for i in range(len(self.seats))}
         assert sum(stacks.values()) == sum(self.chips), "chips must be conserved"
         shown = {self.seats[i]: self.hole_cards(self.seats[i]) for i in self.showdown_order}
-        return HandResult(stacks, tuple(pots), shown, self.board)
+        return HandResult(stacks, tuple(pots), shown, self.board, self._made(shown))
+
+    def _made(self, shown: Mapping[int, tuple[Card, ...]]) -> dict[int, str]:
+        """The high hand each seat shown down made, by PokerKit's evaluation (once a
+        hand: the ranking above uses the faster lookups, which carry no name)."""
+        if len(self.board) < 5:
+            return {}
+        board = "".join(self.board)
+        return {
+            seat: self.hand_types[0].from_game("".join(cards), board).entry.label.name.lower()
+            for seat, cards in shown.items()
+        }

@@ -51,7 +51,7 @@ class HandResultView:
     hand_id: int
     number: int
     board: tuple[str, ...]
-    winners: list[tuple[str, int, tuple[str, ...]]]  # screen name, chips won, cards shown
+    winners: list[tuple[str, int, tuple[str, ...], str]]  # screen name, chips won, cards shown, hand made
     voided_reason: str | None = None  # rolled back (rule 22), and why
     # Winner, knocked-out player, amount in cash, amount added to the winner's head (rules 24-26).
     bounties: tuple[tuple[str, str, int, int], ...] = ()
@@ -391,8 +391,9 @@ def _won(hand: Hand | None) -> dict[int, int]:
 
 def _result_view(hand: Hand, names: dict[int, str]) -> HandResultView:
     shown = _shown(hand)
+    made = (hand.result or {}).get("made", {})
     winners = [
-        (names.get(int(hand.seats[str(seat)]), ""), chips, shown.get(seat, ()))
+        (names.get(int(hand.seats[str(seat)]), ""), chips, shown.get(seat, ()), made.get(str(seat), ""))
         for seat, chips in sorted(_won(hand).items())
     ]
     voided = hand.voided_reason if hand.status == HandStatus.VOIDED else None

@@ -57,6 +57,7 @@ def turn_start(
             "stacks": {str(seat): chips for seat, chips in result.stacks.items()},
             "board": list(result.board),
             "shown": {str(seat): list(cards) for seat, cards in result.shown.items()},
+            "made": {str(seat): made for seat, made in result.made.items()},
             "pots": [
                 {
                     "amount": pot.amount,

@@ -710,3 +710,11 @@ def test_the_hands_story_is_every_action_with_its_chips_and_every_street_with_it
         LogLine("bet", 3, 400),
         LogLine("raise", 1, 700),
     )
+
+
+def test_a_showdown_names_the_hand_each_player_made():
+    deck = deck_for(["7c7d", "AsAh", "KsKh"], "7h8d9hJs3h")
+    hand = PlayedHand.play(setup(THREE, button=3, sb=1, bb=2), deck, [Action(3, CC), Action(1, CC), Action(2, CC)])
+    while not hand.over:
+        hand.act(hand.to_act, CC)
+    assert hand.result().made == {1: "three_of_a_kind", 2: "one_pair", 3: "one_pair"}
