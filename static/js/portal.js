@@ -309,3 +309,26 @@ document.addEventListener("click", function (event) {
     event.stopImmediatePropagation();
   }
 }, true);
+
+// The seats around the felt (wide screens; the stylesheet places them): each seat at
+// its angle, clockwise from the viewer's own at the bottom (a spectator's view has
+// seat 1 there). Set again whenever a seat is swapped in.
+(function () {
+  "use strict";
+  function arrange() {
+    var own = document.querySelector("[data-own-seat]");
+    var bottom = own ? Number(own.getAttribute("data-own-seat")) : 1;
+    document.querySelectorAll("ol.seats-ring[data-size]").forEach(function (ring) {
+      var size = Number(ring.getAttribute("data-size"));
+      ring.querySelectorAll(":scope > li[data-seat]").forEach(function (seat) {
+        var step = (Number(seat.getAttribute("data-seat")) - bottom + size) % size;
+        seat.style.setProperty("--angle", (2 * Math.PI * step / size) + "rad");
+      });
+      ring.classList.add("around");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", arrange);
+  ["htmx:afterSettle", "htmx:oobAfterSwap", "live:reloaded"].forEach(function (name) {
+    document.addEventListener(name, arrange);
+  });
+})();
