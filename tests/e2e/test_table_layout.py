@@ -4,6 +4,7 @@ the middle; on a phone (390 px) the seats are a list that fits the screen. The
 screenshots are written to SCREENSHOTS for a person to look at."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from tests.tables import in_play, seat_of, started
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", "/tmp/portal-screenshots"))
+SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "portal-screenshots"))
 
 
 def centre(box: dict) -> tuple[float, float]:
