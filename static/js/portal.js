@@ -332,3 +332,50 @@ document.addEventListener("click", function (event) {
     document.addEventListener(name, arrange);
   });
 })();
+
+// Pre-actions: what the player chose, while waiting, to do when his turn comes
+// (Check/Fold, Check, Call <amount>, Call any), kept across the refreshes of his own
+// part and played the moment that part shows his turn; a call of an amount that has
+// changed since is dropped, as is a check when there is a bet to call.
+(function () {
+  "use strict";
+  var chosen = null; // {hand, kind, call}
+  function unchoose() {
+    chosen = null;
+    document.querySelectorAll('[data-pre-actions] input[name="pre-action"]').forEach(function (box) { box.checked = false; });
+  }
+  document.addEventListener("change", function (event) {
+    var box = event.target.closest ? event.target.closest("[data-pre-actions]") : null;
+    if (!box || event.target.name !== "pre-action") return;
+    chosen = { hand: box.getAttribute("data-hand"), kind: event.target.value, call: box.getAttribute("data-call") };
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("[data-pre-clear]")) unchoose();
+  });
+  function apply() {
+    if (!chosen) return;
+    var form = document.querySelector(".own-seat form.actions");
+    if (form && form.getAttribute("data-hand") === chosen.hand) {
+      var pre = chosen;
+      chosen = null;
+      var fold = form.querySelector('button[value="f"]');
+      var call = form.querySelector('button[value="cc"]');
+      var toCall = form.getAttribute("data-call");
+      if (pre.kind === "check_fold") (toCall === "0" ? call : fold).click();
+      else if (pre.kind === "check" && toCall === "0") call.click();
+      else if (pre.kind === "call" && toCall === pre.call) call.click();
+      else if (pre.kind === "call_any") call.click();
+      return;
+    }
+    var box = document.querySelector("[data-pre-actions]");
+    if (!box || box.getAttribute("data-hand") !== chosen.hand) { chosen = null; return; } // another hand, or out of it
+    var changed = box.getAttribute("data-call") !== chosen.call;
+    if ((chosen.kind === "call" && changed) || (chosen.kind === "check" && box.getAttribute("data-call") !== "0")) {
+      unchoose();
+      return;
+    }
+    var mine = box.querySelector('input[name="pre-action"][value="' + chosen.kind + '"]');
+    if (mine) mine.checked = true;
+  }
+  ["htmx:afterSettle", "htmx:oobAfterSwap"].forEach(function (name) { document.addEventListener(name, apply); });
+})();

@@ -6,10 +6,11 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from tests.e2e.test_live import log_in
+from tests.e2e.test_live import LIVE, log_in
 from tests.tables import act, acting, in_play, started
-from tournaments.models import Hand
+from tournaments.models import Entry, Hand
 from tournaments.rules.hands import ActionKind
+from tournaments.selectors.replays import entry_of, replay
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -84,3 +85,46 @@ def test_a_fold_when_the_player_could_check_is_asked_once_more(new_page):
     expect(nxt.locator(".own-seat form.actions")).to_have_count(0)
     row.refresh_from_db()
     assert row.actions[-1][1] == ActionKind.FOLD.value
+
+
+def test_a_pre_action_chosen_while_waiting_is_played_the_moment_his_turn_comes(asgi_page):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    ahead = replay(row)
+    ahead.act(row.to_act, ActionKind.BET_RAISE, 300)
+    waiter = Entry.objects.get(pk=entry_of(row, ahead.to_act))  # next to act once the first raises
+    page = asgi_page()
+    log_in(page, waiter.player.username)
+    page.goto(reverse("lobby:table", args=[tournament.pk, row.table.number]))
+    expect(page.locator("body")).to_have_attribute("data-live-state", "open", timeout=LIVE)
+    pre = page.locator("[data-pre-actions]")
+    expect(pre).to_contain_text(f"Call {20 - ahead.setup.stacks[ahead.to_act] + replay(row).stack(ahead.to_act)}")
+    pre.get_by_label("Call any").check()
+
+    row = act(row, ActionKind.BET_RAISE, 300)  # the first raises: his turn, facing more than he chose to call
+
+    seat = ahead.to_act
+    expect(page.locator(f'li[data-seat="{seat}"] .said')).to_have_text("Call", timeout=LIVE)  # played, and shown
+    row.refresh_from_db()
+    assert row.actions[-1] == [seat, ActionKind.CHECK_CALL.value, None]  # called the raise: "any"
+    expect(page.locator(".own-seat form.actions")).to_have_count(0)
+
+
+def test_a_pre_chosen_call_of_an_amount_that_has_changed_is_not_played(asgi_page):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    ahead = replay(row)
+    ahead.act(row.to_act, ActionKind.BET_RAISE, 300)
+    waiter = Entry.objects.get(pk=entry_of(row, ahead.to_act))
+    page = asgi_page()
+    log_in(page, waiter.player.username)
+    page.goto(reverse("lobby:table", args=[tournament.pk, row.table.number]))
+    expect(page.locator("body")).to_have_attribute("data-live-state", "open", timeout=LIVE)
+    page.locator('[data-pre-actions] input[value="call"]').check()
+
+    row = act(row, ActionKind.BET_RAISE, 300)  # the amount to call is not the one he chose
+
+    expect(page.locator(".own-seat form.actions")).to_be_visible(timeout=LIVE)  # his turn: he chooses again
+    expect(page.locator('.own-seat button[value="cc"]')).to_contain_text("Call")
+    row.refresh_from_db()
+    assert [kind for _seat, kind, _amount in row.actions] == [ActionKind.BET_RAISE.value]  # nothing played for him

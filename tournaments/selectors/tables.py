@@ -198,6 +198,10 @@ class OwnSeat:
     presets: tuple[tuple[str, int], ...] = ()  # bet sizes offered beside the slider
     action_ends_at: datetime | None = None  # his turn: then his time bank runs (turn_clock)
     bank_ms: int = 0
+    # Not his turn, still in the hand with chips: he may choose what to do when it
+    # comes (pre-actions), facing `to_call` as things stand.
+    waiting: bool = False
+    to_call: int = 0
 
     @property
     def refresh_key(self) -> str:
@@ -316,6 +320,14 @@ def table_own(
         return OwnSeat(entry, None, (), None, 0, 0, 0, entry.chips, time_bank_ms // 1000)
     legal = played.legal() if hand.status == HandStatus.PLAYING and played.to_act == seat else None
     action_ends_at, bank_ms = turn_clock(hand, action_seconds) if legal else (None, 0)
+    waiting = (
+        hand.status == HandStatus.PLAYING
+        and legal is None
+        and not played.folded(seat)
+        and seat not in played.all_ins
+        and not entry.sitting_out
+    )
+    to_call = min(max(played.bets.values()) - played.bet(seat), played.stack(seat)) if waiting else 0
     return OwnSeat(
         entry,
         hand,
@@ -329,6 +341,8 @@ def table_own(
         _presets(legal, played.pot_total, played.bet(seat), played.stack(seat)),
         action_ends_at,
         bank_ms,
+        waiting,
+        to_call,
     )
 
 
