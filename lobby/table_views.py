@@ -4,6 +4,7 @@ everyone (the table's live group); the player's own part is rendered for him alo
 by the request that fetches it, and follows him when he is moved to another table."""
 
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
@@ -11,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -54,6 +55,42 @@ def table_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return render(request, "lobby/table.html", _context(request, tournament, table))
 
 
+# Tables a player may play on one page: more at once could not be followed.
+MY_TABLES_MOST = 4
+
+
+@never_cache  # his own cards: no shared or back-button copies
+@require_GET
+@login_required
+def my_tables(request: SignedInRequest) -> HttpResponse:
+    """Every table where the player is seated, side by side (the one waiting for him
+    first: the page marks it and says so in its title); each as its own page shows it
+    and kept live by the same updates, so a move to another table follows him here."""
+    entries = (
+        Entry.objects.filter(player=request.user, status=EntryStatus.ACTIVE, table__isnull=False)
+        .select_related("table__tournament__blind_structure")
+        .order_by("tournament__scheduled_start", "pk")[:MY_TABLES_MOST]
+    )
+    tables, groups = [], []
+    for entry in entries:
+        table = entry.table
+        assert table is not None  # filtered
+        tournament = table.tournament
+        state = table_hand(tournament, table)
+        tables.append(
+            {
+                "tournament": tournament,
+                "table": table,
+                "state": state,
+                "own": _own(tournament, table, state.hand, state.played, entry),
+                "clock": tournament_clock(tournament),
+            }
+        )
+        language = translation.get_language()
+        groups += [f"table-{tournament.pk}-{table.number}.{language}", f"tables-{tournament.pk}.{language}"]
+    return render(request, "lobby/my_tables.html", {"tables": tables, "live_groups": ",".join(groups)})
+
+
 @never_cache  # his own cards: no shared or back-button copies
 @require_GET
 @login_required
@@ -67,6 +104,10 @@ def table_own_part(request: SignedInRequest, pk: int, number: int) -> HttpRespon
     else:
         tournament, table = _table(pk, number)
     if entry is not None and entry.table_id not in (None, table.pk) and request.htmx:
+        # Moved: his table page goes to his new table; his tables' page shows it in its place.
+        mine = reverse("lobby:my_tables")
+        if urlsplit(request.htmx.current_url or "").path == mine:
+            return HttpResponseClientRedirect(mine)
         return HttpResponseClientRedirect(reverse("lobby:table", args=[pk, entry.table.number]))  # type: ignore[union-attr]  # table_id is set
     return _own_response(request, tournament, table, entry=entry)
 

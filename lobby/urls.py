@@ -19,6 +19,7 @@ urlpatterns = [
     path("wallet/", wallet_views.wallet, name="wallet"),
     path("my/tournaments/", player_views.my_tournaments, name="my_tournaments"),
     path("my/hands/", hand_views.my_hands, name="my_hands"),
+    path("my/tables/", table_views.my_tables, name="my_tables"),
     path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),

@@ -379,3 +379,27 @@ document.addEventListener("click", function (event) {
   }
   ["htmx:afterSettle", "htmx:oobAfterSwap"].forEach(function (name) { document.addEventListener(name, apply); });
 })();
+
+// My tables: the page's title says when a table waits for the player, and a sound
+// (if he asked for one) when one starts to.
+(function () {
+  "use strict";
+  var title = null, waiting = false;
+  function watch() {
+    var page = document.querySelector("[data-my-tables]");
+    if (!page) return;
+    if (title === null) title = document.title;
+    var now = page.querySelector(".own-seat form.actions") !== null;
+    document.title = now ? "\u25CF " + title : title;
+    var sound = document.querySelector("[data-turn-sound]");
+    if (now && !waiting && sound && sound.checked && window.AudioContext) {
+      var context = new AudioContext(), tone = context.createOscillator();
+      tone.connect(context.destination);
+      tone.start();
+      tone.stop(context.currentTime + 0.15);
+    }
+    waiting = now;
+  }
+  document.addEventListener("DOMContentLoaded", watch);
+  ["htmx:afterSettle", "htmx:oobAfterSwap", "live:reloaded"].forEach(function (name) { document.addEventListener(name, watch); });
+})();

@@ -52,6 +52,7 @@ def test_the_players_pages_have_no_serious_accessibility_violation(page, room):
         "lobby, signed in": "/",
         "table": reverse("lobby:table", args=[tournament.pk, row.table.number]),
         "wallet": reverse("lobby:wallet"),
+        "my tables": reverse("lobby:my_tables"),
     }
     for name, url in signed_in.items():
         page.goto(url)

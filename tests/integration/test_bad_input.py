@@ -727,6 +727,7 @@ NO_INPUT = {
     "lobby:table_history",
     "lobby:own_history",
     "lobby:my_tournaments",
+    "lobby:my_tables",
     "lobby:registration_row",
     "lobby:registration_card",
     "accounts:logout",

@@ -1,0 +1,51 @@
+"""My tables (issue 28): every table where the player is seated on one page, the one
+waiting for him first and marked, the page's title saying so; he plays there as on
+a table's own page."""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from tests.e2e.test_live import log_in
+from tests.tables import in_play, started
+from tournaments.models import Entry
+from tournaments.selectors.replays import entry_of
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_his_tables_side_by_side_the_one_waiting_for_him_first(new_page):
+    first, _ = started([1000, 1000, 1000])
+    second, _ = started([1000, 1000, 1000])
+    waiting_row = in_play(second)
+    player = Entry.objects.get(pk=entry_of(waiting_row, waiting_row.to_act)).player
+    # The same player seated in the first event too, at a turn not his.
+    other_row = in_play(first)
+    idle = next(pk for seat, pk in other_row.seats.items() if int(seat) != other_row.to_act)
+    Entry.objects.filter(pk=idle).update(player=player)
+
+    page = new_page(viewport={"width": 1400, "height": 1000})
+    log_in(page, player.username)
+    page.get_by_role("link", name="My tables").click()
+    tables = page.locator(".my-table")
+    expect(tables).to_have_count(2)
+    waiting = tables.filter(has=page.locator(".own-seat form.actions"))
+    expect(waiting).to_have_count(1)
+    expect(waiting).to_contain_text(second.name)
+    expect(page).to_have_title("● My tables · Poker room")
+    other = tables.filter(has_text=first.name)
+    assert waiting.bounding_box()["x"] < other.bounding_box()["x"]  # brought forward: first in its row
+
+    waiting.locator('button[value="cc"]').click()  # he plays there as on the table's page
+    expect(page.locator(".own-seat form.actions")).to_have_count(0)
+    expect(page).to_have_title("My tables · Poker room")
+    assert len(in_play(second).actions) == 1
+
+
+def test_a_player_at_no_table_is_told_so(new_page):
+    _tournament, entries = started([1000, 1000])
+    Entry.objects.filter(pk=entries[0].pk).update(table=None, status="eliminated")
+    page = new_page()
+    log_in(page, entries[0].player.username)
+    page.goto(reverse("lobby:my_tables"))
+    expect(page.get_by_text("You are not seated at any table now.")).to_be_visible()
