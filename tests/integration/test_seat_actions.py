@@ -122,3 +122,11 @@ def test_the_showdown_names_the_winning_hand_and_marks_the_winners_seat(client):
     seat = next(int(number) for number, pk in row.seats.items() if pk == alice.pk)
     assert f'class="seat winner" id="seat-{tournament.pk}-{row.table.number}-{seat}"' in page
     assert set(row.result["made"].values()) == {"one_pair"}  # both hands shown down, each a pair
+
+
+def test_his_turn_is_announced_to_a_screen_reader_with_what_he_may_do(client):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    client.force_login(acting(row).player)
+    page = client.get(reverse("lobby:table", args=[tournament.pk, row.table.number])).text
+    assert '<p class="sr-only" role="alert">Your turn: call 20 or raise.</p>' in page
