@@ -316,9 +316,10 @@ document.addEventListener("click", function (event) {
 (function () {
   "use strict";
   function arrange() {
-    var own = document.querySelector("[data-own-seat]");
-    var bottom = own ? Number(own.getAttribute("data-own-seat")) : 1;
     document.querySelectorAll("ol.seats-ring[data-size]").forEach(function (ring) {
+      // His own seat at this table (My tables shows several).
+      var own = (ring.closest(".my-table") || document).querySelector("[data-own-seat]");
+      var bottom = own ? Number(own.getAttribute("data-own-seat")) : 1;
       var size = Number(ring.getAttribute("data-size"));
       ring.querySelectorAll(":scope > li[data-seat]").forEach(function (seat) {
         var step = (Number(seat.getAttribute("data-seat")) - bottom + size) % size;
@@ -334,48 +335,53 @@ document.addEventListener("click", function (event) {
 })();
 
 // Pre-actions: what the player chose, while waiting, to do when his turn comes
-// (Check/Fold, Check, Call <amount>, Call any), kept across the refreshes of his own
-// part and played the moment that part shows his turn; a call of an amount that has
-// changed since is dropped, as is a check when there is a bet to call.
+// (Check/Fold, Check, Call <amount>, Call any), by hand (My tables shows several),
+// kept across the refreshes of his own part and played the moment it shows his
+// turn; a call of an amount that has changed since is dropped, as is a check when
+// there is a bet to call.
 (function () {
   "use strict";
-  var chosen = null; // {hand, kind, call}
-  function unchoose() {
-    chosen = null;
-    document.querySelectorAll('[data-pre-actions] input[name="pre-action"]').forEach(function (box) { box.checked = false; });
+  var chosen = {}; // by hand id: {kind, call}
+  function boxOf(hand) { return document.querySelector('[data-pre-actions][data-hand="' + hand + '"]'); }
+  function unchoose(hand) {
+    delete chosen[hand];
+    var box = boxOf(hand);
+    if (box) box.querySelectorAll("input[type=radio]").forEach(function (radio) { radio.checked = false; });
   }
   document.addEventListener("change", function (event) {
     var box = event.target.closest ? event.target.closest("[data-pre-actions]") : null;
-    if (!box || event.target.name !== "pre-action") return;
-    chosen = { hand: box.getAttribute("data-hand"), kind: event.target.value, call: box.getAttribute("data-call") };
+    if (!box || event.target.type !== "radio") return;
+    chosen[box.getAttribute("data-hand")] = { kind: event.target.value, call: box.getAttribute("data-call") };
   });
   document.addEventListener("click", function (event) {
-    if (event.target.closest && event.target.closest("[data-pre-clear]")) unchoose();
+    var clear = event.target.closest ? event.target.closest("[data-pre-clear]") : null;
+    if (clear) unchoose(clear.closest("[data-pre-actions]").getAttribute("data-hand"));
   });
   function apply() {
-    if (!chosen) return;
-    var form = document.querySelector(".own-seat form.actions");
-    if (form && form.getAttribute("data-hand") === chosen.hand) {
-      var pre = chosen;
-      chosen = null;
-      var fold = form.querySelector('button[value="f"]');
-      var call = form.querySelector('button[value="cc"]');
-      var toCall = form.getAttribute("data-call");
-      if (pre.kind === "check_fold") (toCall === "0" ? call : fold).click();
-      else if (pre.kind === "check" && toCall === "0") call.click();
-      else if (pre.kind === "call" && toCall === pre.call) call.click();
-      else if (pre.kind === "call_any") call.click();
-      return;
-    }
-    var box = document.querySelector("[data-pre-actions]");
-    if (!box || box.getAttribute("data-hand") !== chosen.hand) { chosen = null; return; } // another hand, or out of it
-    var changed = box.getAttribute("data-call") !== chosen.call;
-    if ((chosen.kind === "call" && changed) || (chosen.kind === "check" && box.getAttribute("data-call") !== "0")) {
-      unchoose();
-      return;
-    }
-    var mine = box.querySelector('input[name="pre-action"][value="' + chosen.kind + '"]');
-    if (mine) mine.checked = true;
+    Object.keys(chosen).forEach(function (hand) {
+      var pre = chosen[hand];
+      var form = document.querySelector('.own-seat form.actions[data-hand="' + hand + '"]');
+      if (form) {
+        delete chosen[hand];
+        var fold = form.querySelector('button[value="f"]');
+        var call = form.querySelector('button[value="cc"]');
+        var toCall = form.getAttribute("data-call");
+        if (pre.kind === "check_fold") (toCall === "0" ? call : fold).click();
+        else if (pre.kind === "check" && toCall === "0") call.click();
+        else if (pre.kind === "call" && toCall === pre.call) call.click();
+        else if (pre.kind === "call_any") call.click();
+        return;
+      }
+      var box = boxOf(hand);
+      if (!box) { delete chosen[hand]; return; } // the hand is over, or he is out of it
+      var toPay = box.getAttribute("data-call");
+      if ((pre.kind === "call" && toPay !== pre.call) || (pre.kind === "check" && toPay !== "0")) {
+        unchoose(hand);
+        return;
+      }
+      var mine = box.querySelector('input[type=radio][value="' + pre.kind + '"]');
+      if (mine) mine.checked = true;
+    });
   }
   ["htmx:afterSettle", "htmx:oobAfterSwap"].forEach(function (name) { document.addEventListener(name, apply); });
 })();

@@ -35,6 +35,14 @@ def test_his_tables_side_by_side_the_one_waiting_for_him_first(new_page):
     expect(page).to_have_title("● My tables · Poker room")
     other = tables.filter(has_text=first.name)
     assert waiting.bounding_box()["x"] < other.bounding_box()["x"]  # brought forward: first in its row
+    for table in (waiting, other):  # at each table his own seat at the bottom of the felt
+        mine = table.locator("[data-own-seat]").get_attribute("data-own-seat")
+        ring, seat = (
+            table.locator("ol.seats-ring").bounding_box(),
+            table.locator(f'li[data-seat="{mine}"]').bounding_box(),
+        )
+        assert abs((seat["x"] + seat["width"] / 2) - (ring["x"] + ring["width"] / 2)) < 10
+        assert seat["y"] > ring["y"] + ring["height"] / 2
 
     waiting.locator('button[value="cc"]').click()  # he plays there as on the table's page
     expect(page.locator(".own-seat form.actions")).to_have_count(0)
