@@ -310,9 +310,9 @@ document.addEventListener("click", function (event) {
   }
 }, true);
 
-// The seats around the felt (wide screens; the stylesheet places them): each seat at
-// its angle, clockwise from the viewer's own at the bottom (a spectator's view has
-// seat 1 there). Set again whenever a seat is swapped in.
+// The seats around the felt (wide screens; the stylesheet places them): each seat's
+// step clockwise from the viewer's own at the bottom (a spectator's view has seat 1
+// there), for the stylesheet's angle. Set again whenever a seat is swapped in.
 (function () {
   "use strict";
   function arrange() {
@@ -323,7 +323,7 @@ document.addEventListener("click", function (event) {
       var size = Number(ring.getAttribute("data-size"));
       ring.querySelectorAll(":scope > li[data-seat]").forEach(function (seat) {
         var step = (Number(seat.getAttribute("data-seat")) - bottom + size) % size;
-        seat.style.setProperty("--angle", (2 * Math.PI * step / size) + "rad");
+        seat.setAttribute("data-step", step); // the stylesheet's angle for it (no inline style: CSP)
       });
       ring.classList.add("around");
     });
