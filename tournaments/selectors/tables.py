@@ -18,6 +18,7 @@ from tournaments.selectors.bounties import bounty_heads
 from tournaments.selectors.replays import entry_of, replay_shown
 
 RECENT_HANDS = 5
+NOTHING_SAID = ("", None)  # a seat that has not acted on this street
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,8 @@ def hand_in_play_view(
                 sitting_out=entry.sitting_out,
                 to_act=row.to_act == seat,
                 bounty=heads.get(entry.pk, 0),
-                said=shown.said.get(seat, ("", None))[0],
-                said_to=shown.said.get(seat, ("", None))[1],
+                said=shown.said.get(seat, NOTHING_SAID)[0],
+                said_to=shown.said.get(seat, NOTHING_SAID)[1],
                 backs=0 if shown.folded(seat) else GAMES[table.tournament.game][0],
             )
         )
@@ -259,8 +260,8 @@ def table_hand(tournament: Tournament, table: Table, *, recent: bool = True) -> 
                     won=won.get(number, 0),
                     away=number in away,
                     bounty=heads.get(number, 0),
-                    said=played.said.get(number, ("", None))[0],
-                    said_to=played.said.get(number, ("", None))[1],
+                    said=played.said.get(number, NOTHING_SAID)[0],
+                    said_to=played.said.get(number, NOTHING_SAID)[1],
                     backs=0
                     if played.folded(number) or number in shown or current.status != HandStatus.PLAYING
                     else GAMES[tournament.game][0],
