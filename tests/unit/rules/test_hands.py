@@ -671,6 +671,36 @@ def test_a_big_blind_ante_hand_exports_its_ante_on_the_big_blinds_position_and_p
     assert replayed.result() == hand.result()
 
 
+def test_a_real_big_blind_ante_hand_from_the_2023_wsop_plays_to_its_recorded_stacks():
+    # 2023 WSOP Event #43 ($50,000 Poker Players Championship), day 5, hand 3, as PokerKit's
+    # PHH data set records it (data/wsop/2023/43/5/00-15-36.phh): blinds 50,000/100,000
+    # and a big-blind ante of 150,000. Seat 1 is the small blind, seat 5 the button.
+    deck = deck_for(["Qd8s", "Ts2d", "4c3s", "7s5h", "QcTc"], "Th8c5d9dJd")
+    stacks = {1: 4_100_000, 2: 8_775_000, 3: 4_550_000, 4: 8_525_000, 5: 3_750_000}
+    played = [
+        Action(3, F),
+        Action(4, F),
+        Action(5, CBR, 200_000),
+        Action(1, F),
+        Action(2, CC),
+        Action(2, CC),  # flop
+        Action(5, CBR, 175_000),
+        Action(2, CC),
+        Action(2, CC),  # turn
+        Action(5, CC),
+        Action(2, CBR, 225_000),  # river
+        Action(5, CBR, 700_000),
+        Action(2, F),
+    ]
+    hand = PlayedHand.play(bb_ante(stacks, button=5, small_blind=50_000, big_blind=100_000, ante=150_000), deck, played)
+    recorded = [4_050_000, 8_025_000, 4_550_000, 8_525_000, 4_550_000]
+    assert [hand.result().stacks[seat] for seat in sorted(stacks)] == recorded
+    history = HandHistory.loads(phh(hand))
+    assert history.antes == [0, 150_000, 0, 0, 0]
+    assert history.blinds_or_straddles == [50_000, 100_000, 0, 0, 0]
+    assert list(history)[-1].stacks == recorded
+
+
 # What each seat did on this street
 
 
