@@ -618,7 +618,10 @@ class PlayedHand:
         return self.chips[index] - self.contributions()[index]
 
     def bet(self, seat: int) -> int:
-        """His bet on this street, chips he has not got left out."""
+        """His bet on this street, chips he has not got left out; none once the hand
+        is over (every chip is in the pots)."""
+        if self._over:
+            return 0
         index = self._i(seat)
         phantom = self.starting[index] - self.state.stacks[index] - self.contributions()[index]
         return max(0, self.state.bets[index] - phantom)
