@@ -38,18 +38,18 @@ class LiveConsumer(AsyncWebsocketConsumer):
         for group in wanted:
             await self.channel_layer.group_add(group, self.channel_name)
         user = self.scope.get("user")
-        # A player seated at a table he watches is connected there (rule 18), from the
-        # moment his socket is open.
+        # A player seated at the tables he watches (one, or several on My tables) is
+        # connected there (rule 18), from the moment his socket is open.
         if user is not None and user.is_authenticated:
             self.seated_at = await self._seated_at(user.pk, wanted)
-            if self.seated_at is not None:
+            if self.seated_at:
                 await mark_present(user.pk, self.channel_name)
         await self.accept()
         self._marking = asyncio.create_task(keep_listened(wanted))
         # Only a signed-in user is seated.
-        if user is not None and (seated_at := getattr(self, "seated_at", None)) is not None:
+        if user is not None and (seated_at := getattr(self, "seated_at", None)):
             self._presence = asyncio.create_task(keep_present(user.pk, self.channel_name))
-            await self._table_changed(seated_at)
+            await self._tables_changed(seated_at)
 
     async def disconnect(self, code):
         for task in (getattr(self, "_marking", None), getattr(self, "_presence", None)):
@@ -57,9 +57,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
                 task.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
-        if (seated_at := getattr(self, "seated_at", None)) is not None:
+        if seated_at := getattr(self, "seated_at", None):
             await mark_absent(self.scope["user"].pk, self.channel_name)  # type: ignore[union-attr]  # seated: signed in
-            await self._table_changed(seated_at)
+            await self._tables_changed(seated_at)
 
     async def dispatch(self, message):
         # Channels' dispatch closes stale database connections first, in a thread of
@@ -78,17 +78,18 @@ class LiveConsumer(AsyncWebsocketConsumer):
         return Tournament.objects.filter(pk__in=ids).count() == len(ids)
 
     @database_sync_to_async
-    def _seated_at(self, user_id: int, groups: list[str]) -> tuple[int, int] | None:
+    def _seated_at(self, user_id: int, groups: list[str]) -> list[tuple[int, int]]:
         """The (tournament, table) of the tables' groups joined where the player is seated."""
-        for tournament_id, number in tables_named(groups):
-            seated = Entry.objects.filter(
+        return [
+            (tournament_id, number)
+            for tournament_id, number in tables_named(groups)
+            if Entry.objects.filter(
                 tournament_id=tournament_id, player_id=user_id, status=EntryStatus.ACTIVE, table__number=number
-            )
-            if seated.exists():
-                return tournament_id, number
-        return None
+            ).exists()
+        ]
 
     @database_sync_to_async
-    def _table_changed(self, table: tuple[int, int]) -> None:
-        """The table shows the player connected or not."""
-        record(TablesChanged(table[0], (table[1],)))
+    def _tables_changed(self, tables: list[tuple[int, int]]) -> None:
+        """Each table shows the player connected or not."""
+        for tournament_id, number in tables:
+            record(TablesChanged(tournament_id, (number,)))

@@ -12,7 +12,7 @@ from django.test import Client
 
 from audit.models import AuditEntry
 from live import presence
-from tests.integration.test_live import closed, opened, session_cookie
+from tests.integration.test_live import closed, opened, received, session_cookie
 from tests.tables import act, in_play, started
 from tournaments.models import Entry, EntryKind, ExtraTimeStage, Hand, HandStatus
 from tournaments.rules.hands import ActionKind
@@ -172,3 +172,30 @@ def test_a_connected_player_who_runs_out_of_time_gets_no_extra_time():
 
     assert len(row.actions) == 1
     assert not row.extra_time
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_on_my_tables_shows_connected_at_each_of_his_tables_at_once():
+    first, entries = started([1000, 1000, 1000])
+    second, others = started([1000, 1000, 1000])
+    player = entries[0].player
+    Entry.objects.filter(pk=others[0].pk).update(player=player)  # seated in both events
+    groups = [f"table-{event.pk}-1.en" for event in (first, second)]
+    cookie = session_cookie(player)
+
+    async def watched_while_he_opens_my_tables() -> tuple[list[str], str]:
+        watcher = await opened(groups[1])  # someone watching his second table
+        socket = await opened(",".join(groups), cookie)  # My tables' socket
+        heard = await received(watcher)
+        page = await sync_to_async(table_page)(second)
+        await closed(socket, watcher)
+        return heard, page
+
+    heard, page = async_to_sync(watched_while_he_opens_my_tables)()
+
+    seat = next(int(number) for number, pk in in_play(second).seats.items() if pk == others[0].pk)
+    piece = f'id="seat-{second.pk}-1-{seat}"'
+    told = [text for text in heard if piece in text]
+    assert told  # the second table was told at once, not at its next change
+    assert "Disconnected" not in told[-1].split(piece)[1].split("</li>")[0]
+    assert page.count("Disconnected") == 2
