@@ -286,7 +286,9 @@
     }
     if (event.ctrlKey || event.altKey || event.metaKey || event.repeat) return;
     if (typing.test(event.target.tagName) || event.target.isContentEditable) return;
-    var form = document.querySelector(".own-seat form.actions");
+    // On My tables: the table he is in (focus), else the first waiting for him.
+    var around = event.target.closest ? event.target.closest(".my-table") : null;
+    var form = (around && around.querySelector(".own-seat form.actions")) || document.querySelector(".own-seat form.actions");
     if (!form) return;
     var key = event.key.toLowerCase();
     var target = null;

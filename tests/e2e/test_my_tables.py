@@ -57,3 +57,26 @@ def test_a_player_at_no_table_is_told_so(new_page):
     log_in(page, entries[0].player.username)
     page.goto(reverse("lobby:my_tables"))
     expect(page.get_by_text("You are not seated at any table now.")).to_be_visible()
+
+
+def test_the_keys_act_at_the_table_he_is_in(new_page):
+    first, _ = started([1000, 1000, 1000])
+    second, _ = started([1000, 1000, 1000])
+    rows = [in_play(first), in_play(second)]
+    player = Entry.objects.get(pk=entry_of(rows[1], rows[1].to_act)).player
+    Entry.objects.filter(pk=entry_of(rows[0], rows[0].to_act)).update(player=player)  # both wait for him
+
+    page = new_page(viewport={"width": 1400, "height": 1000})
+    log_in(page, player.username)
+    page.goto(reverse("lobby:my_tables"))
+    waiting = page.locator(".my-table").filter(has=page.locator(".own-seat form.actions"))
+    expect(waiting).to_have_count(2)
+    labels = [waiting.nth(index).get_attribute("aria-labelledby") for index in (0, 1)]
+    first_shown, second_shown = (page.locator(f'section[aria-labelledby="{label}"]') for label in labels)
+    second_shown.locator(".own-seat form.actions button[value='cc']").focus()  # he is at the second one
+    page.keyboard.press("f")  # the page's shortcut, at the table he is in
+    expect(second_shown.locator(".own-seat form.actions")).to_have_count(0)
+    expect(first_shown.locator(".own-seat form.actions")).to_be_visible()
+    folded, kept = (first, second) if labels[1] == f"h-my-table-{first.pk}" else (second, first)
+    assert [kind for _seat, kind, _amount in in_play(folded).actions] == ["f"]
+    assert in_play(kept).actions == []

@@ -128,3 +128,18 @@ def test_a_pre_chosen_call_of_an_amount_that_has_changed_is_not_played(asgi_page
     expect(page.locator('.own-seat button[value="cc"]')).to_contain_text("Call")
     row.refresh_from_db()
     assert [kind for _seat, kind, _amount in row.actions] == [ActionKind.BET_RAISE.value]  # nothing played for him
+
+
+def test_without_javascript_enter_in_the_amount_raises_and_never_folds(new_page):
+    tournament, _entries = started([1000, 1000, 1000])
+    row = in_play(tournament)
+    seat = row.to_act
+    page = new_page(java_script_enabled=False)
+    log_in(page, acting(row).player.username)
+    page.goto(reverse("lobby:table", args=[tournament.pk, row.table.number]))
+    amount = page.locator('.own-seat input[name="amount"]')
+    amount.fill("300")
+    amount.press("Enter")
+    expect(page.locator(".own-seat")).to_contain_text("Waiting for the other players")
+    row.refresh_from_db()
+    assert last_action(row) == (seat, ActionKind.BET_RAISE.value, 300)
