@@ -23,7 +23,7 @@ from accounts.models import User
 from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import ENTERED, Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import LogLine, ShownHand
-from tournaments.selectors.entries import entry_time_bank
+from tournaments.selectors.entries import entry_time_bank, seated_entries
 from tournaments.selectors.standings import tournament_clock
 from tournaments.selectors.tables import (
     InPlayView,
@@ -66,13 +66,8 @@ def my_tables(request: SignedInRequest) -> HttpResponse:
     """Every table where the player is seated, side by side (the one waiting for him
     first: the page marks it and says so in its title); each as its own page shows it
     and kept live by the same updates, so a move to another table follows him here."""
-    entries = (
-        Entry.objects.filter(player=request.user, status=EntryStatus.ACTIVE, table__isnull=False)
-        .select_related("table__tournament__blind_structure")
-        .order_by("tournament__scheduled_start", "pk")[:MY_TABLES_MOST]
-    )
     tables, groups = [], []
-    for entry in entries:
+    for entry in seated_entries(request.user.pk, most=MY_TABLES_MOST):
         table = entry.table
         assert table is not None  # filtered
         tournament = table.tournament

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tournaments.models import (
     Entry,
+    EntryStatus,
     PaymentForm,
     PurchaseKind,
     Tournament,
@@ -112,4 +113,14 @@ def entry_time_bank(entry: Entry, tournament: Tournament) -> int:
         level=tournament.level,
         size_s=tournament.time_bank_seconds,
         refill_s=tournament.time_bank_refill_seconds,
+    )
+
+
+def seated_entries(player_id: int, *, most: int) -> list[Entry]:
+    """The player's entries seated at a table now, with their tables and events, the
+    earliest event first: at most `most` (My tables)."""
+    return list(
+        Entry.objects.filter(player_id=player_id, status=EntryStatus.ACTIVE, table__isnull=False)
+        .select_related("table__tournament__blind_structure")
+        .order_by("tournament__scheduled_start", "pk")[:most]
     )
