@@ -28,12 +28,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
-from tournaments.models import BlindLevel, BlindStructure, ChatWord, EntryKind, Tournament
+from tournaments.models import BlindLevel, BlindStructure, ChatWord, EntryKind, SitAndGo, Tournament
 from tournaments.rules.schedule import Level, validate_levels
 from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
 from tournaments.services.clock import tournament_pause, tournament_resume
 from tournaments.services.editing import tournament_clone, tournament_save
 from tournaments.services.refusals import TournamentError
+from tournaments.services.sit_and_go import sit_and_gos_open
 from tournaments.services.tables import hands_roll_back
 from wallet.money import format_plain_amount
 
@@ -232,6 +233,32 @@ class ChatWordAdmin(admin.ModelAdmin):
 
     list_display = ("word",)
     search_fields = ("word",)
+
+
+@admin.register(SitAndGo)
+class SitAndGoAdmin(admin.ModelAdmin):
+    """Sit & Go templates: saved active, one of its events opens for registration at
+    once; each that fills starts and opens the next."""
+
+    list_display = ("name", "active", "game", "betting", "buy_in", "fee", "table_size", "tables", "open_seats")
+    list_filter = ("active", "game")
+    search_fields = ("name",)
+
+    @admin.display(description=_("seats taken"))
+    def open_seats(self, obj: SitAndGo) -> str:
+        event = obj.events.filter(started_at__isnull=True).order_by("-pk").first()
+        return f"{event.entries_count} / {event.max_entrants}" if event else "-"
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            audit_log(
+                action="tournaments.sit_and_go.changed" if change else "tournaments.sit_and_go.created",
+                subject=obj,
+                actor=request.user,
+                data={"fields": form.changed_data},
+            )
+            sit_and_gos_open(now=timezone.now())
 
 
 @admin.register(Tournament)

@@ -208,6 +208,76 @@ EVENT_PROBLEMS = {
 MESSAGE_LABELS = {"structure": PrizeStructure.SATELLITE.label}
 
 
+class SitAndGo(models.Model):
+    """A Sit & Go: the template of events that start when their seats are full, not at
+    a time. One of its events is always open (tournaments.services.sit_and_go): the
+    moment one fills it starts, and the next is opened."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    active = models.BooleanField(_("open for registration"), default=True)
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices, default=Game.HOLDEM)
+    betting = models.CharField(
+        _("betting structure"), max_length=2, choices=BettingStructure.choices, default=BettingStructure.NO_LIMIT
+    )
+    entry_kind = models.CharField(_("entry"), max_length=12, choices=EntryKind.choices, default=EntryKind.CASH)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices, default=Currency.EUR)
+    buy_in = models.PositiveBigIntegerField(_("buy-in"), default=0)
+    fee = models.PositiveBigIntegerField(_("fee"), default=0)
+    starting_stack = models.PositiveBigIntegerField(_("starting stack"), default=1500)
+    table_size = models.PositiveSmallIntegerField(
+        _("players per table"), default=6, validators=[MinValueValidator(2), MaxValueValidator(10)]
+    )
+    tables = models.PositiveSmallIntegerField(
+        _("tables"),
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text=_("More than one: a multi-table Sit & Go."),
+    )
+    blind_structure = models.ForeignKey(
+        BlindStructure, on_delete=models.PROTECT, related_name="sit_and_gos", verbose_name=_("blind structure")
+    )
+    prize_structure = models.CharField(
+        _("prize structure"), max_length=20, choices=PrizeStructure.choices, default=PrizeStructure.STANDARD
+    )
+    heads_up = models.BooleanField(_("heads-up"), default=False)
+    shootout = models.BooleanField(
+        _("shootout"), default=False, help_text=_("Each table plays to one winner, who advances (rule 18.5).")
+    )
+    action_seconds = models.PositiveSmallIntegerField(
+        _("seconds to act"), default=15, validators=[MinValueValidator(3), MaxValueValidator(120)]
+    )
+    deals_allowed = models.BooleanField(_("deals allowed"), default=True)
+
+    class Meta:
+        ordering = ["buy_in", "name"]
+        verbose_name = _("Sit & Go")
+        verbose_name_plural = _("Sit & Gos")
+        constraints = [
+            models.CheckConstraint(condition=Q(table_size__gte=2) & Q(table_size__lte=10), name="sng_table_size"),
+            models.CheckConstraint(condition=Q(tables__gte=1), name="sng_tables_at_least_one"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def seats(self) -> int:
+        return self.table_size * self.tables
+
+    def clean(self):
+        errors = {}
+        if self.heads_up and self.table_size != 2:
+            errors["table_size"] = _("A heads-up Sit & Go seats 2 players per table.")
+        if self.shootout and self.tables < 2:
+            errors["tables"] = _("A shootout needs at least two tables.")
+        if self.entry_kind == EntryKind.FREEROLL and (self.buy_in or self.fee):
+            errors["buy_in"] = _("A freeroll has no buy-in.")
+        elif self.entry_kind != EntryKind.FREEROLL and not self.buy_in:
+            errors["buy_in"] = _("A paid entry needs a buy-in above 0; make it a freeroll for free entry.")
+        if errors:
+            raise ValidationError(errors)
+
+
 class Tournament(models.Model):
     """An event as the lobby and Tournament Info show it (rule 3)."""
 
@@ -382,6 +452,17 @@ class Tournament(models.Model):
         default=False,
         help_text=_("Each table plays to one winner, without balancing; the winners are drawn to the next round."),
     )
+    # A Sit & Go's event: it starts when its seats are full (max_entrants), not at
+    # scheduled_start, which stays far ahead until then.
+    sit_and_go = models.ForeignKey(
+        SitAndGo,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="events",
+        verbose_name=_("Sit & Go"),
+        editable=False,
+    )
     idle_hands_limit = models.PositiveIntegerField(
         _("idle hands that end a match"),
         default=250,
@@ -456,6 +537,13 @@ class Tournament(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=Q(table_size__gte=2) & Q(table_size__lte=10), name="table_size_2_to_10"),
+            # One event of a Sit & Go open at a time: the one whose seats are not all taken.
+            models.UniqueConstraint(
+                fields=["sit_and_go"],
+                condition=Q(started_at__isnull=True, entries_count__lt=models.F("max_entrants"))
+                & ~Q(status=Status.CANCELLED),
+                name="one_open_event_per_sit_and_go",
+            ),
             models.CheckConstraint(
                 condition=Q(max_entrants__gte=models.F("min_entrants")), name="max_entrants_at_least_min"
             ),

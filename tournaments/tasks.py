@@ -17,14 +17,12 @@ from tournaments.nodes import node_queue
 from tournaments.services import tables
 from tournaments.services.clock import (
     FINAL,
-    TICK_HORIZON,
-    clock_tick_queue,
     structure_levels,
     tournament_advance,
     tournaments_advance,
 )
 from tournaments.services.integrity import integrity_scan as integrity_scan_hands
-from tournaments.services.ticks import TICK_STEP
+from tournaments.services.ticks import TICK_HORIZON, TICK_STEP, clock_tick_queue
 
 logger = logging.getLogger(__name__)
 

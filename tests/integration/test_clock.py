@@ -14,7 +14,6 @@ from tests.factories import BlindStructureFactory, TournamentFactory, entrants, 
 from tournaments.models import BreakPolicyKind, Status, Tournament
 from tournaments.services.cancellation import tournament_postpone
 from tournaments.services.clock import (
-    clock_tick_queue,
     structure_levels,
     tournament_advance,
     tournament_pause,
@@ -22,7 +21,7 @@ from tournaments.services.clock import (
 )
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import hands_check_down
-from tournaments.services.ticks import TICK_STEP, tick_of
+from tournaments.services.ticks import TICK_STEP, clock_tick_queue, tick_of
 from tournaments.tasks import clock_tick, tournaments_sweep
 from wallet.services import account_get, wallet_account_spec
 

@@ -17,7 +17,7 @@ Lock order, as everywhere: the tournament's row, then wallet accounts.
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
@@ -39,14 +39,9 @@ from tournaments.services.floor import FollowUps, floor_draw, floor_payouts_lock
 from tournaments.services.hands import TURN_READS, hands_reread
 from tournaments.services.refusals import refuse
 from tournaments.services.satellites import satellite_award_seats
-from tournaments.services.ticks import tick_queue
+from tournaments.services.ticks import TICK_HORIZON, clock_tick_queue
 from wallet.models import TicketStatus
 from wallet.tickets import ticket_consume
-
-# Tasks are queued at most this far ahead: after a worker dies, a queued task can
-# stay parked in the broker for an hour, so the sweep queues the rest as they near.
-TICK_HORIZON = timedelta(seconds=30)
-CLOCK_TICK = "tournaments.tasks.clock_tick"
 
 FINAL = (Status.FINISHED, Status.CANCELLED)
 RUNNING = (Status.LATE_REGISTRATION, Status.RUNNING, Status.ON_BREAK)
@@ -413,12 +408,6 @@ def _queue_tick(tournament: Tournament, now: datetime) -> None:
     tournament.tick_at = due
     # robust: a broker that is down must not undo the transition; the sweep catches up.
     transaction.on_commit(lambda: clock_tick_queue(due), robust=True)
-
-
-def clock_tick_queue(due: datetime) -> None:
-    """Once committed: the clock's tick that applies a transition due at `due`
-    (tournaments.tasks.clock_tick, on the clocks' queue), unless queued already."""
-    tick_queue(CLOCK_TICK, due, kept=TICK_HORIZON + timedelta(minutes=1))
 
 
 def _stopped(state: ClockState) -> bool:

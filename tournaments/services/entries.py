@@ -43,6 +43,7 @@ from tournaments.selectors.entries import chips_refusal, entry_refusal, unregist
 from tournaments.services.floor import floor_seat_late
 from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
 from tournaments.services.refusals import TournamentError, refuse
+from tournaments.services.sit_and_go import sit_and_go_filled
 from wallet.models import Account
 from wallet.services import AccountSpec, accounts_for
 
@@ -112,7 +113,7 @@ def entry_register_receipt(
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
             _check_open(tournament, now)
-            return entry_create(
+            receipt = entry_create(
                 tournament=tournament,
                 player=player,
                 now=now,
@@ -121,6 +122,9 @@ def entry_register_receipt(
                 ticket_id=ticket_id,
                 accounts=accounts,
             )
+            if tournament.sit_and_go_id is not None and tournament.entries_count >= tournament.max_entrants:
+                sit_and_go_filled(tournament, now=now)
+            return receipt
     except TournamentError as refusal:
         # A retry is looked for only when a request is refused, rather than before every
         # registration: its key's purchase (of an entry since unregistered, perhaps) is the answer.

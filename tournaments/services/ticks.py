@@ -20,6 +20,10 @@ from django.core.cache import cache
 from django.utils import timezone
 
 TICK_STEP = timedelta(milliseconds=50)
+# Tasks are queued at most this far ahead: after a worker dies, a queued task can
+# stay parked in the broker for an hour, so the sweep queues the rest as they near.
+TICK_HORIZON = timedelta(seconds=30)
+CLOCK_TICK = "tournaments.tasks.clock_tick"
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 # Clocks of the processes queuing ticks may differ by this much (NTP keeps them closer).
 SKEW = timedelta(milliseconds=500)
@@ -52,6 +56,12 @@ def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None
             cache.delete(key)  # not queued: the step's next commit tries again
             raise
     _know(key)
+
+
+def clock_tick_queue(due: datetime) -> None:
+    """Once committed: the clock's tick that applies a transition due at `due`
+    (tournaments.tasks.clock_tick, on the clocks' queue), unless queued already."""
+    tick_queue(CLOCK_TICK, due, kept=TICK_HORIZON + timedelta(minutes=1))
 
 
 # The ticks this process knows are queued: most of a table node's turns fall in steps
