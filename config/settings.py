@@ -266,6 +266,13 @@ CELERY_BEAT_SCHEDULE = {
     # Turns and finished hands whose task was lost with a worker.
     "hands-sweep": {"task": "tournaments.tasks.hands_sweep", "schedule": 5.0},
 }
+# The demo's bots take a seat in each open Sit & Go this often (seconds; 0: never).
+DEMO_SIT_AND_GO_BOT_SECONDS = env_float("DEMO_SIT_AND_GO_BOT_SECONDS", default=20.0 if EMBEDDED else 0.0)
+if DEMO_SIT_AND_GO_BOT_SECONDS:
+    CELERY_BEAT_SCHEDULE["sit-and-go-bots"] = {
+        "task": "tournaments.tasks.sit_and_go_bots",
+        "schedule": DEMO_SIT_AND_GO_BOT_SECONDS,
+    }
 
 # The tables (tournaments.services.hands): a bot's thinking time, and the pause after
 # a hand before the next one's first turn starts, so people see how it ended.

@@ -50,7 +50,7 @@ COLUMNS = [
     ("status", gettext_lazy("Status")),
     (None, gettext_lazy("Tags")),
 ]
-FILTER_PARAMS = ("q", "game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "sort")
+FILTER_PARAMS = tuple(LobbyFilter.base_filters)  # the lobby's tab ("kind") among them
 
 
 @dataclass(frozen=True)
@@ -347,6 +347,8 @@ class LobbyRowWriter:
         return {
             "id": row["id"],
             "status": row["status"],
+            # A Sit & Go starts when its seats are full, not at a time.
+            "when_full": row["sit_and_go_id"] is not None and row["scheduled_start"] > self.now,
             "start_iso": start.isoformat(),  # what the date filter writes for "c"
             "start_text": self.start_text(start),
             "info_path": reverse("lobby:tournament", args=[row["id"]]),

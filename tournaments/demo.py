@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from tournaments.models import (
+    ENTERED,
     UNDER_WAY,
     AnteKind,
     BettingStructure,
@@ -30,6 +31,7 @@ from tournaments.models import (
     Hand,
     HandStatus,
     PrizeStructure,
+    SitAndGo,
     Speed,
     Status,
     Tournament,
@@ -37,6 +39,8 @@ from tournaments.models import (
 from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.entries import entry_register
+from tournaments.services.refusals import TournamentError
+from tournaments.services.sit_and_go import sit_and_gos_open
 from tournaments.services.tables import hand_due, hands_catch_up, hands_check_down
 from wallet.models import Currency
 from wallet.services import deposit_create
@@ -144,6 +148,7 @@ def demo_load(*, now: datetime) -> None:
         ready = now + (timezone.now() - began)
         sprint = _create_sprint(now=ready, structures=structures)
         _register_bots(events=[sprint], bots=people["bots"], now=ready)
+        _create_sit_and_gos(now=ready, structures=structures)
 
 
 def demo_deal_load(*, now: datetime) -> Tournament:
@@ -559,3 +564,57 @@ def _register_bots(*, events: list[Tournament], bots: list[User], now: datetime)
             entry_register(
                 tournament_id=event.pk, player=bot, now=min(now, event.scheduled_start - timedelta(minutes=30))
             )
+
+
+# The demo's Sit & Gos: (name, seats a table, tables, buy-in, fee, heads-up, shootout, structure).
+SIT_AND_GOS = [
+    ("Turbo 6-max €5", 6, 1, 500, 50, False, False, "Turbo 6-minute"),
+    ("Hyper 9-max €10", 9, 1, 1_000, 100, False, False, "Hyper-turbo 3-minute"),
+    ("Heads-up Hyper €20", 2, 1, 2_000, 100, True, False, "Hyper-turbo 3-minute"),
+    ("Shootout 18 €10", 6, 3, 1_000, 100, False, True, "Turbo 6-minute"),
+]
+
+
+def _create_sit_and_gos(*, now: datetime, structures: dict[str, BlindStructure]) -> None:
+    for name, size, tables, buy_in, fee, heads_up, shootout, structure in SIT_AND_GOS:
+        SitAndGo.objects.create(
+            name=name,
+            table_size=size,
+            tables=tables,
+            buy_in=buy_in,
+            fee=fee,
+            starting_stack=1_500,
+            heads_up=heads_up,
+            shootout=shootout,
+            blind_structure=structures[structure],
+        )
+    sit_and_gos_open(now=now)
+
+
+def sit_and_go_bots_join(*, now: datetime) -> int:
+    """A bot takes a seat in each open Sit & Go event (the demo's beat does this every
+    DEMO_SIT_AND_GO_BOT_SECONDS): they fill, start and open the next while a person
+    watches, and a person can take a seat as well. How many bots joined."""
+    joined = 0
+    waiting = Tournament.objects.filter(sit_and_go__isnull=False, started_at__isnull=True).exclude(
+        status=Status.CANCELLED
+    )
+    for event in waiting:
+        if event.entries_count >= event.max_entrants or event.scheduled_start <= now:
+            continue
+        seated = Entry.objects.filter(tournament=event, status__in=ENTERED).values("player")
+        bot = User.objects.filter(is_bot=True).exclude(pk__in=seated).order_by("?").first()
+        if bot is None:
+            continue
+        deposit_create(
+            user=bot,
+            currency=event.pool_currency,
+            amount=500_000,
+            idempotency_key=f"demo:{bot.username}:{event.pool_currency}",
+        )
+        try:
+            entry_register(tournament_id=event.pk, player=bot, now=now)
+        except TournamentError:
+            continue  # filled by someone else meanwhile
+        joined += 1
+    return joined

@@ -71,6 +71,9 @@ RECENT = timedelta(hours=12)
 # Still to play or in play; a partial index (Tournament.Meta) covers exactly these.
 IN_PLAY = ~Q(status__in=[Status.FINISHED, Status.CANCELLED])
 
+SIT_AND_GO = "sit_and_go"
+FORMATS = [(SIT_AND_GO, _("Sit & Go"))]
+
 # Text, not a number box: the browser would keep an amount it refuses (-5, "1e") from
 # the server, and htmx drops an invalid form's request without a word; the form's own
 # errors say what is wrong, in the page's language.
@@ -118,6 +121,11 @@ class LobbyFilter(django_filters.FilterSet):
     buy_in_min = django_filters.NumberFilter(label=_("Buy-in from"), method="filter_buy_in", **AMOUNT)
     buy_in_max = django_filters.NumberFilter(label=_("Buy-in to"), method="filter_buy_in", **AMOUNT)
     sort = django_filters.ChoiceFilter(label=_("Sort"), choices=SORT_CHOICES, method="filter_sort")
+    # The lobby's tabs: scheduled tournaments (none given), or Sit & Gos.
+    # (Not "format": the API's renderer is chosen by that one.)
+    kind = django_filters.ChoiceFilter(
+        label=_("Format"), choices=FORMATS, empty_label=_("Scheduled"), method="filter_kind"
+    )
 
     class Meta:
         model = Tournament
@@ -131,12 +139,16 @@ class LobbyFilter(django_filters.FilterSet):
         lookup = "buy_in__gte" if name == "buy_in_min" else "buy_in__lte"
         return queryset.filter(**{lookup: minor_units(value)})
 
+    def filter_kind(self, queryset: QuerySet[Tournament], name: str, value: str) -> QuerySet[Tournament]:
+        return queryset  # applied in filter_queryset, the scheduled tab's default included
+
     def filter_sort(self, queryset: QuerySet[Tournament], name: str, value: str) -> QuerySet[Tournament]:
         return queryset  # the sort is applied last, default included (filter_queryset)
 
     def filter_queryset(self, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
         data = self.form.cleaned_data
         queryset = super().filter_queryset(queryset)
+        queryset = queryset.filter(sit_and_go__isnull=data.get("kind") != SIT_AND_GO)
         if not data.get("status"):
             recent = timezone.now() - RECENT
             queryset = queryset.filter(

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from tournaments.demo import sit_and_go_bots_join
 from tournaments.models import Tournament
 from tournaments.nodes import node_queue
 from tournaments.services import tables
@@ -161,3 +162,9 @@ def integrity_scan(tournament_id: int) -> int:
     """Rule 20's scan of a tournament's reported hands (services.integrity); returns
     how many flags it created or grew."""
     return len(integrity_scan_hands(tournament_id=tournament_id, now=timezone.now()))
+
+
+@shared_task
+def sit_and_go_bots() -> int:
+    """The demo's bots taking seats in the open Sit & Gos (beat, on the embedded default)."""
+    return sit_and_go_bots_join(now=timezone.now())

@@ -472,7 +472,7 @@ def test_schema_is_a_valid_openapi_document_with_both_operations(client):
     validate_schema(schema)
     assert {"/api/v1/tournaments/", "/api/v1/tournaments/{id}/"} <= set(schema["paths"])
     listed = schema["paths"]["/api/v1/tournaments/"]["get"]
-    assert {"game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "q", "sort", "page"} == {
+    assert {"game", "limit", "currency", "status", "tag", "buy_in_min", "buy_in_max", "q", "sort", "kind", "page"} == {
         parameter["name"] for parameter in listed["parameters"]
     }
     detail_fields = schema["components"]["schemas"]["TournamentDetail"]["properties"]

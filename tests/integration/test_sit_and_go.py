@@ -11,8 +11,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from tests.factories import BlindStructureFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
 from tests.integration.test_registration_concurrency import funded_players, race, refusals, total
+from tournaments.demo import sit_and_go_bots_join
 from tournaments.models import Entry, EntryStatus, HandStatus, SitAndGo, Status, Table, Tournament
 from tournaments.services.clock import tournament_advance
 from tournaments.services.entries import entry_register, entry_unregister
@@ -150,3 +151,48 @@ def test_an_admin_adds_a_sit_and_go_and_its_first_event_opens_at_once(admin_clie
     response = admin_client.post("/admin/tournaments/sitandgo/add/", form)
     assert response.status_code == 200
     assert "A heads-up Sit &amp; Go seats 2 players per table." in response.text
+
+
+@pytest.mark.django_db
+def test_sit_and_gos_have_their_own_lobby_tab_and_api_listing_with_seats_taken(client):
+    a_sit_and_go(name="Turbo 6")
+    (event,) = sit_and_gos_open(now=timezone.now())
+    for player in funded_players(2, prefix="tab", eur=5_000):
+        entry_register(tournament_id=event.pk, player=player, now=timezone.now())
+    scheduled = TournamentFactory(name="Sunday Major")
+
+    tournaments_tab = client.get("/").text
+    assert scheduled.name in tournaments_tab
+    assert "Turbo 6 #1" not in tournaments_tab
+    page = client.get("/?kind=sit_and_go").text
+    assert "Turbo 6 #1" in page
+    assert scheduled.name not in page
+    row = page.split(f'id="lobby-row-{event.pk}"')[1].split("</tr>")[0]
+    assert "When full" in row
+    assert "2 / 6" in row
+    assert '<a href="/?kind=sit_and_go" aria-current="page">' in page
+
+    listed = client.get("/api/v1/tournaments/?kind=sit_and_go").json()["results"]
+    assert [item["name"] for item in listed] == ["Turbo 6 #1"]
+    refused = client.get("/api/v1/tournaments/?kind=cash_game")
+    assert refused.status_code == 400
+    assert "Select a valid choice" in refused.text
+    assert client.get("/?kind=cash_game").status_code == 400
+
+
+@pytest.mark.django_db
+def test_the_demos_bots_fill_an_open_sit_and_go_seat_by_seat_and_the_next_opens():
+    a_sit_and_go(name="Heads-up", table_size=2, heads_up=True)
+    (event,) = sit_and_gos_open(now=timezone.now())
+    for number in range(3):
+        UserFactory(username=f"bot{number}", is_bot=True)
+
+    assert sit_and_go_bots_join(now=timezone.now()) == 1
+    event.refresh_from_db()
+    assert event.entries_count == 1
+    assert sit_and_go_bots_join(now=timezone.now()) == 1  # the last seat: it starts, the next opens
+    event.refresh_from_db()
+    assert event.entries_count == 2
+    assert event.scheduled_start <= timezone.now()
+    assert [e.name for e in open_events(event.sit_and_go)] == ["Heads-up #2"]
+    assert len(set(Entry.objects.filter(tournament=event).values_list("player", flat=True))) == 2

@@ -40,6 +40,7 @@ LOBBY_FIELDS = tuple(
             "speed",
             "heads_up",
             "deepstack",
+            "sit_and_go_id",
             "deal_in_progress",
             "absent_bounty_players",
             *WINDOW_FIELDS,
