@@ -178,6 +178,8 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("da", _("Danish"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# The room's own days, months and years (its Leader Boards' periods).
+ROOM_TIME_ZONE = os.environ.get("ROOM_TIME_ZONE", "Europe/Copenhagen")
 USE_I18N = True
 USE_TZ = True
 

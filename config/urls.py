@@ -19,6 +19,7 @@ from tournaments.api import (
     TournamentDetailApi,
     TournamentListApi,
 )
+from tournaments.leader_board_api import LeaderBoardApi, OwnPointsApi
 from wallet.api import WalletApi
 
 
@@ -57,6 +58,8 @@ api_urlpatterns = [
     path("deals/<int:pk>/consent/", DealConsentApi.as_view(), name="api-deal-consent"),
     path("deals/<int:pk>/proposals/<int:proposal_id>/answer/", DealAnswerApi.as_view(), name="api-deal-answer"),
     path("wallet/", WalletApi.as_view(), name="api-wallet"),
+    path("leader-boards/<str:kind>/", LeaderBoardApi.as_view(), name="api-leader-board"),
+    path("me/points/", OwnPointsApi.as_view(), name="api-own-points"),
     path("auth/token/", AuthTokenApi.as_view(), name="api-auth-token"),
 ]
 

@@ -33,7 +33,7 @@ LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 # Matched whole (fullmatch: no trailing newline) and in ASCII digits only: int()
 # reads other scripts' digits too (an Arabic-Indic one would name user 1's group).
 _SHARED = re.compile(
-    r"(lobby|tournament-(?P<tournament>[0-9]{1,18})|table-(?P<table_of>[0-9]{1,18})-(?P<table>[0-9]{1,4})"
+    r"(lobby|leader-boards|tournament-(?P<tournament>[0-9]{1,18})|table-(?P<table_of>[0-9]{1,18})-(?P<table>[0-9]{1,4})"
     r"|tables-(?P<tables_of>[0-9]{1,18}))"
     r"\.(?P<language>[a-z-]{2,7})"
 )
@@ -53,17 +53,15 @@ def group_name(
     user_id: int | None = None,
 ) -> str:
     """The name of a live group, as pages join it and publishers send to it."""
-    if kind == "lobby":
-        return f"lobby.{language}"
-    if kind == "tournament":
-        return f"tournament-{tournament_id}.{language}"
-    if kind == "table":
-        return f"table-{tournament_id}-{table}.{language}"
-    if kind == "tables":
-        return f"tables-{tournament_id}.{language}"
-    if kind == "user":
-        return f"user-{user_id}"
-    return "staff"
+    names = {
+        "lobby": f"lobby.{language}",
+        "leader-boards": f"leader-boards.{language}",
+        "tournament": f"tournament-{tournament_id}.{language}",
+        "table": f"table-{tournament_id}-{table}.{language}",
+        "tables": f"tables-{tournament_id}.{language}",
+        "user": f"user-{user_id}",
+    }
+    return names.get(kind, "staff")
 
 
 def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | None) -> bool:

@@ -40,7 +40,14 @@ from lobby.table_views import (
     table_recent_html,
 )
 from lobby.views import lobby_row_html, tournament_live_html
-from tournaments.events import EntryChanged, HandMovedOn, TableChatted, TablesChanged, TournamentChanged
+from tournaments.events import (
+    EntryChanged,
+    HandMovedOn,
+    LeaderBoardChanged,
+    TableChatted,
+    TablesChanged,
+    TournamentChanged,
+)
 from tournaments.models import Entry, Hand, Table, Tournament
 from tournaments.rules.hands import LogLine
 from tournaments.selectors.tables import InPlayView, SeatState, TableState, seats_shown, table_hand
@@ -87,6 +94,11 @@ def publish(events: Sequence[object]) -> list[Message]:
                 refreshes.append(Refresh(group_name("user", user_id=player_id), names))
             case BalancesChanged(owner_ids=owner_ids):
                 refreshes += [Refresh(group_name("user", user_id=owner), ("balances",)) for owner in sorted(owner_ids)]
+            case LeaderBoardChanged():
+                boards = [
+                    Refresh(group_name("leader-boards", language=language), ("leader-board",)) for language in LANGUAGES
+                ]
+                refreshes += [board for board in boards if board not in refreshes]
     messages: list[Message] = []
     if created:  # where a new event goes depends on each viewer's filters: the lobby fetches its list again
         messages += [Part(group_name("lobby", language=language), _reload) for language in LANGUAGES]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import entry_views, hand_views, player_views, table_views, views, wallet_views
+from lobby import board_views, entry_views, hand_views, player_views, table_views, views, wallet_views
 
 app_name = "lobby"
 urlpatterns = [
@@ -20,6 +20,7 @@ urlpatterns = [
     path("my/tournaments/", player_views.my_tournaments, name="my_tournaments"),
     path("my/hands/", hand_views.my_hands, name="my_hands"),
     path("my/tables/", table_views.my_tables, name="my_tables"),
+    path("leader-boards/<str:kind>/<str:period>/", board_views.leader_board, name="leader_board"),
     path("tournaments/<int:pk>/mark/", views.own_mark, name="own_mark"),
     path("tournaments/<int:pk>/registration-row/", entry_views.registration_row, name="registration_row"),
     path("tournaments/<int:pk>/registration-card/", entry_views.registration_card, name="registration_card"),

@@ -65,3 +65,8 @@ class TableChatted:
 
     tournament_id: int
     number: int
+
+
+@dataclass(frozen=True)
+class LeaderBoardChanged:
+    """Points were earned or withdrawn: the Leader Board pages fetch their standings again."""

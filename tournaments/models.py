@@ -1,5 +1,6 @@
 import dataclasses
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -247,6 +248,9 @@ class SitAndGo(models.Model):
         _("seconds to act"), default=15, validators=[MinValueValidator(3), MaxValueValidator(120)]
     )
     deals_allowed = models.BooleanField(_("deals allowed"), default=True)
+    leader_board = models.BooleanField(
+        _("counts for the Sit & Go Leader Board"), default=True, help_text=_("Its finishes earn points.")
+    )
 
     class Meta:
         ordering = ["buy_in", "name"]
@@ -451,6 +455,11 @@ class Tournament(models.Model):
         _("shootout"),
         default=False,
         help_text=_("Each table plays to one winner, without balancing; the winners are drawn to the next round."),
+    )
+    leader_board = models.BooleanField(
+        _("counts for the Leader Board"),
+        default=True,
+        help_text=_("Its finishes earn Leader Board points (the Sit & Go board for a Sit & Go's event)."),
     )
     # A Sit & Go's event: it starts when its seats are full (max_entrants), not at
     # scheduled_start, which stays far ahead until then.
@@ -1036,3 +1045,52 @@ class IntegritySignal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} in {self.ref or f'hand #{self.hand_id}'}: {self.detail}"
+
+
+class BoardKind(models.TextChoices):
+    TOURNAMENT = "tournament", _("Tournament Leader Board")
+    SIT_AND_GO = "sit_and_go", _("Sit & Go Leader Board")
+
+
+class LeaderBoard(models.Model):
+    """A Leader Board: points for each finish in the events that count for it
+    (tournaments.rules.leader_boards has the formula), added up by day, month and year
+    in the room's time zone. Points are never part of a deal (rule 23)."""
+
+    kind = models.CharField(_("board"), max_length=12, choices=BoardKind.choices, unique=True)
+    scale = models.DecimalField(_("scale"), max_digits=6, decimal_places=2, default=Decimal("10"))
+    buy_in_offset = models.DecimalField(
+        _("buy-in offset"),
+        max_digits=6,
+        decimal_places=2,
+        default=Decimal("0.25"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+    )
+
+    class Meta:
+        verbose_name = _("Leader Board")
+        verbose_name_plural = _("Leader Boards")
+
+    def __str__(self) -> str:
+        return str(self.get_kind_display())
+
+
+class LeaderBoardPoints(models.Model):
+    """The points one finish earned, fixed when the event finished; withdrawn (not
+    deleted) when a review voids the result (rules 9, 20, 21)."""
+
+    board = models.ForeignKey(LeaderBoard, on_delete=models.PROTECT, related_name="points")
+    entry = models.OneToOneField(Entry, on_delete=models.PROTECT, related_name="leader_board_points")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="leader_board_points")
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="leader_board_points")
+    place = models.PositiveIntegerField(_("place"))
+    entrants = models.PositiveIntegerField(_("entrants"))
+    points = models.DecimalField(_("points"), max_digits=10, decimal_places=2)
+    earned_at = models.DateTimeField(_("earned"))
+    withdrawn_at = models.DateTimeField(_("withdrawn"), null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["board", "earned_at"]), models.Index(fields=["player", "earned_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.points} ({self.board.kind}, {self.tournament_id}, place {self.place})"

@@ -76,6 +76,8 @@ def test_the_confirmation_lists_each_players_amount_and_what_is_left_to_play_for
         amount = money(deal.amount_for(entry.pk), "EUR")
         assert f'<td>{entry.player.screen_name}</td><td class="money">{amount}</td>' in confirmation
     assert f'<th scope="row">Left to play for</th><td class="money">{money(100, "EUR")}</td>' in confirmation
+    assert "Leader Board points are never part of it (rule 23)" in html  # only money is divided
+    assert "points" not in confirmation.lower()
 
 
 def test_deal_times_are_in_the_viewers_zone(client, staff):

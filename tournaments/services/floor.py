@@ -32,6 +32,7 @@ from tournaments.rules.standings import Finish, prizes
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.services.hands import hands_deal, hands_reread
 from tournaments.services.integrity import integrity_scan_queue
+from tournaments.services.leader_boards import leader_board_award
 from tournaments.services.prizes import prize_pool_fund
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -395,6 +396,7 @@ def _finish(tournament: Tournament, outcome: Outcome[int], now: datetime) -> Fol
             "updated_at",
         ]
     )
+    leader_board_award(tournament=tournament, now=now)
     return FollowUps(
         award_seats=bool(tournament.satellite_target_id) and tournament.prize_structure == PrizeStructure.SATELLITE
     )

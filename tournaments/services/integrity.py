@@ -42,6 +42,7 @@ from tournaments.models import (
 from tournaments.rules.hands import Action, HandSetup
 from tournaments.rules.integrity import Signal, SignalKind, SitOut, hand_signals, sit_outs_together, suspicions
 from tournaments.services.bounties import bounty_held_decide
+from tournaments.services.leader_boards import leader_board_withdraw
 from tournaments.services.prizes import prize_pool_spec
 from tournaments.services.refusals import refuse
 from wallet.models import TransferReason
@@ -314,4 +315,5 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
         record(EntryChanged(tournament.pk, entry.player_id))
         if outcome == PrizeHold.CONFISCATED:  # Tournament Info's standings show the place forfeited
             record(TournamentChanged(tournament.pk))
+            leader_board_withdraw(entry=entry, actor=actor, reason=reason, now=now)
     return entry

@@ -38,6 +38,7 @@ COPIED = (
     "shootout",
     "action_seconds",
     "deals_allowed",
+    "leader_board",
 )
 
 
