@@ -28,7 +28,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from audit.services import audit_log
-from tournaments.models import BlindLevel, BlindStructure, ChatWord, EntryKind, SitAndGo, Tournament
+from tournaments.models import BlindLevel, BlindStructure, ChatWord, EntryKind, LeaderBoard, SitAndGo, Tournament
 from tournaments.rules.schedule import Level, validate_levels
 from tournaments.services.cancellation import REASON_LENGTH, CancelMode, tournament_cancel, tournament_postpone
 from tournaments.services.clock import tournament_pause, tournament_resume
@@ -235,6 +235,17 @@ class ChatWordAdmin(admin.ModelAdmin):
     search_fields = ("word",)
 
 
+@admin.register(LeaderBoard)
+class LeaderBoardAdmin(admin.ModelAdmin):
+    """Each board's points formula (tournaments.rules.leader_boards): changes apply to
+    finishes from then on; points earned stay as they were."""
+
+    list_display = ("kind", "scale", "buy_in_offset")
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # its points refer to it
+
+
 @admin.register(SitAndGo)
 class SitAndGoAdmin(admin.ModelAdmin):
     """Sit & Go templates: saved active, one of its events opens for registration at
@@ -347,6 +358,7 @@ class TournamentAdmin(admin.ModelAdmin):
         ),
         (_("Server problems (rule 22)"), {"fields": ("crash_policy",)}),
         (_("Deals"), {"fields": ("deals_allowed", "deal_leave_for_winner", "deal_paid_at_bust")}),
+        (_("Leader Board"), {"fields": ("leader_board",)}),
         (_("Formats"), {"fields": ("heads_up", "shootout", "idle_hands_limit")}),
     )
 

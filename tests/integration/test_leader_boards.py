@@ -131,3 +131,16 @@ def test_points_earned_tell_every_open_board_page_to_fetch_its_standings_again()
 
     assert messages == [Refresh("leader-boards.en", ("leader-board",)), Refresh("leader-boards.da", ("leader-board",))]
     assert may_join(["leader-boards.en"], None)  # a visitor's page may listen
+
+
+def test_an_admin_sets_a_boards_formula_and_a_player_may_not(admin_client, client):
+    board = LeaderBoard.objects.create(kind=BoardKind.SIT_AND_GO)
+    response = admin_client.post(
+        f"/admin/tournaments/leaderboard/{board.pk}/change/",
+        {"kind": "sit_and_go", "scale": "20", "buy_in_offset": "0.25"},
+    )
+    assert response.status_code == 302
+    board.refresh_from_db()
+    assert board.scale == Decimal("20")
+    client.force_login(UserFactory(username="nosy"))
+    assert client.get(f"/admin/tournaments/leaderboard/{board.pk}/change/").status_code == 302  # to the admin's login
