@@ -5,17 +5,21 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 
+from accounts.models import User
+from lobby.charts import line_chart
 from tournaments.models import BountyKind, Tournament
 from tournaments.selectors.bounties import bounties_won, bounty_heads
 from tournaments.selectors.lobby import playing_at
 from tournaments.selectors.payouts import public_prize
 from tournaments.selectors.players import player_events, tournament_players
+from tournaments.selectors.results import player_results as results_of
+from tournaments.selectors.results import running_total
 
 PLAYERS_PAGE_SIZE = 50
 
@@ -93,3 +97,36 @@ def _place(best: int | None, worst: int | None) -> str:
     if best is None:
         return ""
     return f"{best}" if best == worst else f"{best}-{worst}"
+
+
+def player_results(request, user_id: int):
+    """A player's results: what the room shows of them in public; his own page (the
+    same address, signed in as him) adds what he paid and his net."""
+    player = get_object_or_404(User, pk=user_id, is_active=True)
+    own = request.user.is_authenticated and request.user.pk == player.pk
+    results, totals = results_of(player.pk, own=own)
+    currencies = sorted({result.currency for result in results})
+    charts = []
+    for currency in currencies:
+        over_time = running_total(results, currency, own=own)
+        charts.append({"currency": currency, "chart": line_chart([total for _, total in over_time]), "rows": over_time})
+    response = render(
+        request,
+        "lobby/results.html",
+        {
+            "player": player,
+            "own": own,
+            "results": results,
+            "totals": totals,
+            "won": sorted(totals.won.items()),
+            "net": sorted((money, totals.won[money] - totals.paid[money]) for money in totals.paid) if own else [],
+            "charts": charts,
+        },
+    )
+    patch_vary_headers(response, ("Cookie",))
+    return response
+
+
+@login_required
+def my_results(request):
+    return redirect("lobby:player_results", user_id=request.user.pk)

@@ -256,6 +256,12 @@ FORMS = [
         plain_text=frozenset({"q"}),
     ),
     Probe(
+        "leader board",
+        "get",
+        lambda world: reverse("lobby:leader_board", args=["tournament", "month"]),
+        lambda world: {"date": "2026-12-06", "page": "1"},
+    ),
+    Probe(
         "sign-up",
         "post",
         lambda world: reverse("accounts:signup"),
@@ -512,6 +518,8 @@ API_WORLDS = {
     "/api/v1/tournaments/{id}/addons/": ("rebuy", "player", {}),
     "/api/v1/deals/{id}/consent/": ("deal", "player", {"wants": True}),
     "/api/v1/deals/{id}/proposals/{proposal_id}/answer/": ("deal", "player", {"accept": True}),
+    "/api/v1/leader-boards/{kind}/": ("people", "visitor", {}),
+    "/api/v1/me/points/": ("people", "player", {}),
 }
 # Which of the world's ids each address's numbers are.
 API_IDS = {
@@ -522,7 +530,7 @@ API_IDS = {
 
 def _api_url(path: str) -> Callable[[World], str]:
     def url(world: World) -> str:
-        address = path
+        address = path.replace("{kind}", "tournament")  # a Leader Board's
         for prefix, ids in API_IDS.items():
             if path.startswith(prefix):
                 for name, key in ids.items():
@@ -728,6 +736,8 @@ NO_INPUT = {
     "lobby:own_history",
     "lobby:my_tournaments",
     "lobby:my_tables",
+    "lobby:my_results",
+    "lobby:player_results",
     "lobby:registration_row",
     "lobby:registration_card",
     "accounts:logout",

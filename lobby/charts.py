@@ -1,0 +1,56 @@
+"""Charts drawn on the server as SVG: a line over time and bars by category. Each is
+accessible: the page gives it a title and, beside it, a table of the same numbers
+(the template's job); these functions only place the marks."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+WIDTH, HEIGHT, PAD = 640, 220, 36
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    points: str  # a polyline's, or "" for bars
+    bars: tuple[tuple[float, float, float, float], ...]  # x, y, width, height
+    zero_y: float  # where the value 0 lies
+    low: int
+    high: int
+
+
+def _scale(values: Sequence[int]) -> tuple[int, int]:
+    low, high = min(0, *values), max(0, *values)
+    return low, high if high > low else low + 1
+
+
+def line_chart(values: Sequence[int]) -> Chart:
+    """A line through `values`, evenly spaced from left to right."""
+    low, high = _scale(values)
+    span_x = max(1, len(values) - 1)
+
+    def y(value: int) -> float:
+        return round(HEIGHT - PAD - (value - low) / (high - low) * (HEIGHT - 2 * PAD), 1)
+
+    points = " ".join(
+        f"{round(PAD + index / span_x * (WIDTH - 2 * PAD), 1)},{y(value)}" for index, value in enumerate(values)
+    )
+    return Chart(WIDTH, HEIGHT, points, (), y(0), low, high)
+
+
+def bar_chart(values: Sequence[int]) -> Chart:
+    """A bar for each of `values`, side by side."""
+    low, high = _scale(values)
+    slot = (WIDTH - 2 * PAD) / max(1, len(values))
+    bars = []
+    for index, value in enumerate(values):
+        height = (value - low) / (high - low) * (HEIGHT - 2 * PAD)
+        bars.append(
+            (
+                round(PAD + index * slot + slot * 0.1, 1),
+                round(HEIGHT - PAD - height, 1),
+                round(slot * 0.8, 1),
+                round(height, 1),
+            )
+        )
+    return Chart(WIDTH, HEIGHT, "", tuple(bars), HEIGHT - PAD, low, high)
