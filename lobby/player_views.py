@@ -13,8 +13,9 @@ from django.views.decorators.cache import never_cache
 
 from accounts.models import User
 from lobby.charts import line_chart
-from tournaments.models import BountyKind, Tournament
+from tournaments.models import BountyKind, Status, Tournament
 from tournaments.selectors.bounties import bounties_won, bounty_heads
+from tournaments.selectors.leader_boards import finish_points_of
 from tournaments.selectors.lobby import playing_at
 from tournaments.selectors.payouts import public_prize
 from tournaments.selectors.players import player_events, tournament_players
@@ -55,6 +56,8 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
     on_page = list(page.object_list)
     heads = bounty_heads(tournament, [row["pk"] for row in on_page if not row["out"]]) if bounties else {}
     won = bounties_won(tournament, [row["player_id"] for row in on_page]) if bounties else {}
+    with_points = tournament.status == Status.FINISHED and tournament.leader_board
+    points = finish_points_of([row["pk"] for row in on_page]) if with_points else {}
     rows = []
     for row in on_page:
         prize, forfeited = public_prize(row["prize"], row["prize_hold"])
@@ -70,6 +73,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
                 "forfeited": forfeited,
                 "bounty": heads.get(row["pk"], 0),
                 "bounties_won": won.get(row["player_id"], 0),
+                "points": points.get(row["pk"]),
             }
         )
     path = reverse("lobby:players", args=[tournament.pk])
@@ -88,6 +92,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
         "players": rows,
         "players_started": started,
         "players_bounties": bounties,
+        "players_points": with_points,
         "players_previous_url": url(page.previous_page_number()) if page.has_previous() else None,
         "players_next_url": url(page.next_page_number()) if page.has_next() else None,
     }

@@ -20,6 +20,7 @@ from django.views.decorators.cache import cache_page
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
+from lobby.charts import bar_chart, line_chart
 from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.filters import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilter
@@ -27,6 +28,7 @@ from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, St
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors.bounties import ENTRIES_CLOSED, bounty_players
+from tournaments.selectors.charts import field_over_time
 from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
@@ -416,10 +418,11 @@ def _info_live_context(tournament: Tournament, now) -> dict:
     """What Tournament Info shows that changes while it is open (tournament_live_html),
     the same for everyone: the viewer's own table is theirs alone (own_mark)."""
     tables = tournament_tables(tournament) if tournament.started_at else []
+    payouts = tournament_payouts(tournament, now=now)
     return {
         "tournament": tournament,
         "deadlines": tournament_deadlines(tournament),
-        "payouts": tournament_payouts(tournament, now=now),
+        "payouts": payouts,
         "pool_currency": tournament.pool_currency,
         "satellites": tournament.satellites.order_by("scheduled_start").values("id", "name", "scheduled_start"),
         "now": now,
@@ -428,6 +431,23 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "own_key": _seating_key(tournament, tables),
         "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
         "standings": tournament_standings(tournament) if tournament.started_at else [],
+        **_charts(tournament, payouts),
+    }
+
+
+# Places in the prize chart: the rest of a long payout table is in the table beside it.
+PRIZE_CHART_PLACES = 30
+
+
+def _charts(tournament: Tournament, payouts) -> dict:
+    """Tournament Info's charts (lobby.charts): the prizes by place, and once it has
+    started the players left and the average stack over time."""
+    field = field_over_time(tournament)
+    return {
+        "prize_chart": bar_chart(list(payouts.places[:PRIZE_CHART_PLACES])) if payouts.places else None,
+        "field": field,
+        "field_chart": line_chart([point.players_left for point in field]) if len(field) > 1 else None,
+        "stack_chart": line_chart([point.average_stack for point in field]) if len(field) > 1 else None,
     }
 
 
@@ -443,7 +463,7 @@ def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = Fals
     return (
         "".join(
             render_to_string(f"lobby/tournament_info.html#{part}", context)
-            for part in ("status", "entrants", "prizes", "tables")
+            for part in ("status", "entrants", "prizes", "field", "tables")
         )
         + render_to_string("lobby/players.html#list", players)
         + render_to_string("lobby/clock_card.html", context)

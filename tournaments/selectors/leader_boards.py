@@ -77,3 +77,12 @@ def player_points(player_id: int, span: Span) -> dict[str, Decimal]:
         .order_by()
     )
     return {row["board__kind"]: row["total"] for row in rows}
+
+
+def finish_points_of(entry_ids: list[int]) -> dict[int, Decimal]:
+    """The standing points of these entries' finishes (by entry id)."""
+    return dict(
+        LeaderBoardPoints.objects.filter(entry_id__in=entry_ids, withdrawn_at__isnull=True).values_list(
+            "entry_id", "points"
+        )
+    )
