@@ -13,6 +13,7 @@ class Chart:
     width: int
     height: int
     points: str  # a polyline's, or "" for bars
+    dots: tuple[tuple[float, float], ...]  # each value's mark on a line
     bars: tuple[tuple[float, float, float, float], ...]  # x, y, width, height
     zero_y: float  # where the value 0 lies
     low: int
@@ -32,10 +33,8 @@ def line_chart(values: Sequence[int]) -> Chart:
     def y(value: int) -> float:
         return round(HEIGHT - PAD - (value - low) / (high - low) * (HEIGHT - 2 * PAD), 1)
 
-    points = " ".join(
-        f"{round(PAD + index / span_x * (WIDTH - 2 * PAD), 1)},{y(value)}" for index, value in enumerate(values)
-    )
-    return Chart(WIDTH, HEIGHT, points, (), y(0), low, high)
+    dots = tuple((round(PAD + index / span_x * (WIDTH - 2 * PAD), 1), y(value)) for index, value in enumerate(values))
+    return Chart(WIDTH, HEIGHT, " ".join(f"{x},{y}" for x, y in dots), dots, (), y(0), low, high)
 
 
 def bar_chart(values: Sequence[int]) -> Chart:
@@ -53,4 +52,4 @@ def bar_chart(values: Sequence[int]) -> Chart:
                 round(height, 1),
             )
         )
-    return Chart(WIDTH, HEIGHT, "", tuple(bars), HEIGHT - PAD, low, high)
+    return Chart(WIDTH, HEIGHT, "", (), tuple(bars), HEIGHT - PAD, low, high)

@@ -114,7 +114,9 @@ def player_results(request, user_id: int):
     charts = []
     for currency in currencies:
         over_time = running_total(results, currency, own=own)
-        charts.append({"currency": currency, "chart": line_chart([total for _, total in over_time]), "rows": over_time})
+        # From 0 before the first event.
+        chart = line_chart([0, *(total for _, total in over_time)])
+        charts.append({"currency": currency, "chart": chart, "rows": over_time})
     response = render(
         request,
         "lobby/results.html",

@@ -34,7 +34,7 @@ def test_his_own_results_show_what_he_paid_and_his_net_and_others_see_the_public
     assert "Net (won less paid)" in page
     assert format_money(3000 - paid, currency) in page
     # The chart and its numbers: one point an event, the running total the table says.
-    assert len(re.search(r'<polyline class="series" points="([^"]*)"', page).group(1).split()) == 1
+    assert len(re.search(r'<polyline class="series" points="([^"]*)"', page).group(1).split()) == 2  # from 0
     numbers = page.split('class="levels chart-numbers"')[1].split("</table>")[0]
     assert format_money(3000 - paid, currency) in numbers
 
