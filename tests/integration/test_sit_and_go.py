@@ -196,3 +196,28 @@ def test_the_demos_bots_fill_an_open_sit_and_go_seat_by_seat_and_the_next_opens(
     assert event.scheduled_start <= timezone.now()
     assert [e.name for e in open_events(event.sit_and_go)] == ["Heads-up #2"]
     assert len(set(Entry.objects.filter(tournament=event).values_list("player", flat=True))) == 2
+
+
+@pytest.mark.django_db
+def test_a_shootout_sit_and_go_draws_each_table_full_and_a_multi_table_heads_up_allows_no_deal_yet():
+    from deals.services import chop_request
+
+    a_sit_and_go(name="Shootout", table_size=3, tables=2, shootout=True)
+    a_sit_and_go(name="HU 4", table_size=2, tables=2, heads_up=True)
+    now = timezone.now()
+    shootout, heads_up = sorted(sit_and_gos_open(now=now), key=lambda event: event.name, reverse=True)
+    assert (shootout.name, shootout.shootout, shootout.max_entrants) == ("Shootout #1", True, 6)
+    for player in funded_players(6, prefix="so", eur=5_000):
+        entry_register(tournament_id=shootout.pk, player=player, now=now)
+    for player in funded_players(4, prefix="hu", eur=5_000):
+        entry_register(tournament_id=heads_up.pk, player=player, now=now)
+    for event in (shootout, heads_up):
+        tournament_advance(tournament_id=event.pk, now=now)
+
+    tables = Table.objects.filter(tournament=shootout)
+    assert sorted(table.entries.count() for table in tables) == [3, 3]  # each table to one winner (rule 18.5)
+    assert Table.objects.filter(tournament=heads_up).count() == 2
+    player = Entry.objects.filter(tournament=heads_up).first().player
+    with pytest.raises(TournamentError) as refused:
+        chop_request(tournament_id=heads_up.pk, player=player, now=now)
+    assert refused.value.code == "heads_up"  # no deal before the final match (rule 23.9)
