@@ -4,6 +4,7 @@ accessible: the page gives it a title and, beside it, a table of the same number
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 WIDTH, HEIGHT, PAD = 640, 220, 36
 
@@ -53,3 +54,30 @@ def bar_chart(values: Sequence[int]) -> Chart:
             )
         )
     return Chart(WIDTH, HEIGHT, "", (), tuple(bars), HEIGHT - PAD, low, high)
+
+
+@dataclass(frozen=True)
+class Lines:
+    width: int
+    height: int
+    lines: tuple[str, ...]  # each series' polyline points, in the series' order
+    low: int
+    high: int
+
+
+def time_chart(series: Sequence[Sequence[tuple[datetime, int]]]) -> Lines:
+    """A line for each series of (instant, value), on one time axis and one scale."""
+    instants = [at for points in series for at, _ in points]
+    values = [value for points in series for _, value in points]
+    low, high = _scale(values or [0])
+    first, last = (min(instants), max(instants)) if instants else (None, None)
+    span = (last - first).total_seconds() if first and last and last > first else 1.0
+
+    def x(at: datetime) -> float:
+        return round(PAD + (at - first).total_seconds() / span * (WIDTH - 2 * PAD), 1) if first else PAD
+
+    def y(value: int) -> float:
+        return round(HEIGHT - PAD - (value - low) / (high - low) * (HEIGHT - 2 * PAD), 1)
+
+    lines = tuple(" ".join(f"{x(at)},{y(value)}" for at, value in points) for points in series)
+    return Lines(WIDTH, HEIGHT, lines, low, high)

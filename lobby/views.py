@@ -20,7 +20,7 @@ from django.views.decorators.cache import cache_page
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.vary import vary_on_cookie, vary_on_headers
 
-from lobby.charts import bar_chart, line_chart
+from lobby.charts import bar_chart, line_chart, time_chart
 from lobby.player_views import players_context
 from lobby.rules_summary import applicable_rules, break_policy_text
 from tournaments.filters import ABSENT_BOUNTY_PLAYERS, POOL, LobbyFilter
@@ -28,7 +28,7 @@ from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, St
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors.bounties import ENTRIES_CLOSED, bounty_players
-from tournaments.selectors.charts import field_over_time
+from tournaments.selectors.charts import chip_leaders_over_time, field_over_time
 from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
@@ -443,7 +443,10 @@ def _charts(tournament: Tournament, payouts) -> dict:
     """Tournament Info's charts (lobby.charts): the prizes by place, and once it has
     started the players left and the average stack over time."""
     field = field_over_time(tournament)
+    leaders = chip_leaders_over_time(tournament)
     return {
+        "leaders": leaders,
+        "leaders_chart": time_chart([leader.stacks for leader in leaders]) if leaders else None,
         "prize_chart": bar_chart(list(payouts.places[:PRIZE_CHART_PLACES])) if payouts.places else None,
         "field": field,
         "field_chart": line_chart([point.players_left for point in field]) if len(field) > 1 else None,

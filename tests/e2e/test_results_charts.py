@@ -1,5 +1,5 @@
 """After the event, in real Chromium (issue 29): a finished tournament's page draws
-its charts (the prizes, the players left and the average stack) with the numbers the
+its charts (the prizes, the players left, the average stack, the chip leaders) with the numbers the
 standings give, the winner's results page draws his results over time, the Leader
 Board highlights his row, the Sit & Go tab lists the open Sit & Go; axe-core finds no
 serious violation on any of them. Screenshots go to SCREENSHOTS for a person to look at."""
@@ -46,8 +46,8 @@ def test_a_finished_events_charts_the_winners_results_and_his_board_row(page, fi
 
     page.goto(reverse("lobby:tournament", args=[tournament.pk]))
     charts = page.locator("svg.line-chart")
-    expect(charts).to_have_count(3)  # prizes, players left, average stack
-    for index in range(3):
+    expect(charts).to_have_count(4)  # prizes, players left, average stack, the chip leaders
+    for index in range(4):
         box = charts.nth(index).bounding_box()
         assert box["width"] > 200
         assert box["height"] > 50

@@ -44,6 +44,14 @@ def test_a_finished_events_page_charts_its_field_and_prizes_and_lists_the_points
         str(point.players_left) for point in field
     ]
     assert page.count('<rect class="bar"') == 1  # winner takes all: one place paid
+    # The chip leaders (its three places): the stack each started the hand with, then his end.
+    assert len(re.findall(r'<polyline class="series leader-\d"', page)) == 3
+    leaders = page.split('class="levels leader-numbers"')[1].split("</table>")[0]
+    winner_rows = re.findall(
+        rf"<td>{winner.player.screen_name}</td><td><time[^>]*>[^<]*</time></td><td class=\"money\">([^<]*)</td>",
+        leaders,
+    )
+    assert winner_rows == ["1,000", "3,000"]
     points = LeaderBoardPoints.objects.get(entry=winner).points
     players_list = page.split('class="levels players-list"')[1]
     row = players_list.split(f"<td>{winner.player.screen_name}</td>")[1].split("</tr>")[0]

@@ -4,7 +4,9 @@ stack after each change of the field, from the entries and their purchases."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from tournaments.models import ENTERED, Entry, Purchase, Tournament
+from django.utils import timezone
+
+from tournaments.models import ENTERED, Entry, EntryStatus, HandSeat, Purchase, Status, Tournament
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,44 @@ def field_over_time(tournament: Tournament) -> list[FieldPoint]:
         else:
             points.append(point)
     return points
+
+
+@dataclass(frozen=True)
+class LeaderStacks:
+    name: str
+    stacks: list[tuple[datetime, int]]  # his chips at the start of his hands, then now (or at the end)
+
+
+# Lines on the chip leaders' chart, and the most points on each.
+LEADERS = 5
+MOST_POINTS = 40
+
+
+def chip_leaders_over_time(tournament: Tournament) -> list[LeaderStacks]:
+    """The chip leaders' stacks over the event: the five with most chips now (once it
+    has finished, the first five places), each from the stacks he started his hands
+    with, evenly thinned to at most MOST_POINTS, and his chips now or at his end."""
+    if tournament.started_at is None:
+        return []
+    entries = Entry.objects.filter(tournament=tournament).select_related("player")
+    if tournament.status == Status.FINISHED:
+        leaders = list(entries.filter(finish_best__isnull=False).order_by("finish_best", "pk")[:LEADERS])
+    else:
+        leaders = list(entries.filter(status=EntryStatus.ACTIVE).order_by("-chips", "pk")[:LEADERS])
+    dealt: dict[int, list[tuple[datetime, int]]] = {leader.pk: [] for leader in leaders}
+    rows = (
+        HandSeat.objects.filter(entry__in=leaders)
+        .order_by("hand__started_at", "hand_id")
+        .values_list("entry_id", "seat", "hand__started_at", "hand__setup")
+    )
+    for entry_id, seat, started_at, setup in rows:
+        dealt[entry_id].append((started_at, int(setup["stacks"][str(seat)])))
+    series = []
+    for leader in leaders:
+        points = dealt[leader.pk]
+        step = max(1, -(-len(points) // MOST_POINTS))
+        thinned = points[::step]
+        end = leader.ended_at or tournament.finished_at or timezone.now()
+        thinned.append((end, leader.chips))
+        series.append(LeaderStacks(leader.player.screen_name, thinned))
+    return series
