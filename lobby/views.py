@@ -28,7 +28,7 @@ from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, St
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors.bounties import ENTRIES_CLOSED, bounty_players
-from tournaments.selectors.charts import chip_leaders_over_time, field_over_time
+from tournaments.selectors.charts import FieldPoint, LeaderStacks, chip_leaders_over_time, field_over_time
 from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
@@ -436,14 +436,20 @@ def _info_live_context(tournament: Tournament, now) -> dict:
 
 
 # Places in the prize chart: the rest of a long payout table is in the table beside it.
+CHART_SECONDS = 15
 PRIZE_CHART_PLACES = 30
 
 
 def _charts(tournament: Tournament, payouts) -> dict:
     """Tournament Info's charts (lobby.charts): the prizes by place, and once it has
     started the players left and the average stack over time."""
-    field = field_over_time(tournament)
-    leaders = chip_leaders_over_time(tournament)
+    # Read again at most every CHART_SECONDS: a live update of the page (a hand ending
+    # somewhere) must not read every leader's hands each time.
+    key = f"charts:{tournament.pk}:{tournament.status}"
+    field, leaders = cast(
+        tuple[list[FieldPoint], list[LeaderStacks]],
+        cache.get_or_set(key, lambda: (field_over_time(tournament), chip_leaders_over_time(tournament)), CHART_SECONDS),
+    )
     return {
         "leaders": leaders,
         "leaders_chart": time_chart([leader.stacks for leader in leaders]) if leaders else None,

@@ -7,6 +7,7 @@ serious violation on any of them. Screenshots go to SCREENSHOTS for a person to 
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
@@ -32,6 +33,7 @@ def finished(transactional_db):
     losers = Entry.objects.filter(tournament=tournament).exclude(pk=winner.pk).order_by("-finish_best")
     for minutes, loser in zip((10, 20), losers, strict=True):
         Entry.objects.filter(pk=loser.pk).update(ended_at=start + timedelta(minutes=minutes))
+    cache.clear()  # the charts kept from the finish's live update (lobby.views.CHART_SECONDS)
     winner.player.set_password("correct horse battery")
     winner.player.save()
     SitAndGo.objects.create(name="Turbo 6", buy_in=500, fee=50, blind_structure=BlindStructureFactory())

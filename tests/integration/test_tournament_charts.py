@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -27,6 +28,7 @@ def test_a_finished_events_page_charts_its_field_and_prizes_and_lists_the_points
     losers = Entry.objects.filter(tournament=tournament).exclude(pk=winner.pk).order_by("-finish_best")
     for minutes, loser in zip((10, 20), losers, strict=True):
         Entry.objects.filter(pk=loser.pk).update(ended_at=start + timedelta(minutes=minutes))
+    cache.clear()  # the charts kept from the finish's live update (lobby.views.CHART_SECONDS)
     tournament.refresh_from_db()
 
     field = field_over_time(tournament)
