@@ -28,7 +28,13 @@ from tournaments.models import BettingStructure, BountyKind, EntryKind, Game, St
 from tournaments.rules import pricing
 from tournaments.rules.registration import registration_refusal
 from tournaments.selectors.bounties import ENTRIES_CLOSED, bounty_players
-from tournaments.selectors.charts import FieldPoint, LeaderStacks, chip_leaders_over_time, field_over_time
+from tournaments.selectors.charts import (
+    FieldPoint,
+    LeaderStacks,
+    chip_leaders_over_time,
+    field_over_time,
+    final_table,
+)
 from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
@@ -431,6 +437,7 @@ def _info_live_context(tournament: Tournament, now) -> dict:
         "own_key": _seating_key(tournament, tables),
         "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
         "standings": tournament_standings(tournament) if tournament.started_at else [],
+        "final_table": final_table(tournament) if tournament.status == Status.FINISHED else None,
         **_charts(tournament, payouts),
     }
 

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.integration.test_integrity import finish_with_withheld_winner
-from tournaments.models import Entry, LeaderBoardPoints, Purchase, Tournament
+from tournaments.models import Entry, Hand, LeaderBoardPoints, Purchase, Tournament
 from tournaments.selectors.charts import field_over_time
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +59,5 @@ def test_a_finished_events_page_charts_its_field_and_prizes_and_lists_the_points
     row = players_list.split(f"<td>{winner.player.screen_name}</td>")[1].split("</tr>")[0]
     assert str(points) in row
     assert Entry.objects.filter(tournament=tournament, finish_best__isnull=False).count() == 3
+    final = Hand.objects.filter(tournament=tournament).latest("started_at").table.number
+    assert f'href="/tournaments/{tournament.pk}/tables/{final}/">The final table' in page

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from tournaments.models import ENTERED, Entry, EntryStatus, HandSeat, Purchase, Status, Tournament
+from tournaments.models import ENTERED, Entry, EntryStatus, Hand, HandSeat, Purchase, Status, Tournament
 
 
 @dataclass(frozen=True)
@@ -87,3 +87,13 @@ def chip_leaders_over_time(tournament: Tournament) -> list[LeaderStacks]:
         thinned.append((end, leader.chips))
         series.append(LeaderStacks(leader.player.screen_name, thinned))
     return series
+
+
+def final_table(tournament: Tournament) -> int | None:
+    """The number of the table that played the event's last hand."""
+    return (
+        Hand.objects.filter(tournament=tournament)
+        .order_by("-started_at", "-pk")
+        .values_list("table__number", flat=True)
+        .first()
+    )
