@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from tournaments.models import EntryStatus, Table, Tournament
+from tournaments.models import Entry, EntryStatus, Table, Tournament
 from tournaments.services.refusals import TournamentError
 from wallet.money import format_money, minor_units
 
@@ -44,8 +44,17 @@ def deal_card_context(request, tournament: Tournament) -> dict:
         "taking_part": taking_part,
         "can_ask": at_final_table and negotiation is None and not hasattr(tournament, "deal"),
         "all_want_to": bool(negotiation and not negotiation.participants.exclude(wants_to_negotiate=True).exists()),
-        "deal": getattr(tournament, "deal", None),
+        "deal": (deal := getattr(tournament, "deal", None)),
+        "deal_lines": _deal_lines(deal),
     }
+
+
+def _deal_lines(deal) -> list[tuple[str, int]]:
+    """Who agreed to what in the deal (rule 23), by amount: what everyone may see."""
+    if deal is None:
+        return []
+    names = dict(Entry.objects.filter(pk__in=[int(pk) for pk in deal.amounts]).values_list("pk", "player__screen_name"))
+    return sorted(((names[int(pk)], amount) for pk, amount in deal.amounts.items()), key=lambda line: -line[1])
 
 
 @require_GET

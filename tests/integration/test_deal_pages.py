@@ -232,3 +232,15 @@ def test_the_amount_and_sum_refusals_are_in_danish_on_the_danish_page(client, st
 
     assert "Beløbene giver 15\u00a0€ i alt, 14\u00a0€ mindre end de 29\u00a0€, aftalen deler" in summed
     assert f"{participants[0].entry.player.screen_name}: “-1” er negativt: et beløb er 0 eller mere." in refused
+
+
+def test_tournament_info_says_who_agreed_to_what_in_the_deal(client, staff):
+    tournament, _players, deal = agreed_deal(staff)
+
+    html = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+
+    lines = html.split('class="levels deal-lines"')[1].split("</table>")[0]
+    for entry in Entry.objects.filter(tournament=tournament).select_related("player"):
+        amount = money(deal.amount_for(entry.pk), "EUR")
+        assert f'<td>{entry.player.screen_name}</td><td class="money">{amount}</td>' in lines
+    assert money(deal.play_for, "EUR") in lines
