@@ -246,3 +246,15 @@ def test_ctrl_c_stops_cleanly_and_a_second_run_reuses_the_data(demo):
         check=True,
     )
     assert "Reusing the demo data already in the database." in second.stdout
+
+
+def test_the_demo_has_a_sit_and_go_open_for_each_template_and_its_bots_take_seats(demo):
+    def listed() -> list[dict]:
+        return json.loads(get(demo["url"] + "api/v1/tournaments/?kind=sit_and_go")[1])["results"]
+
+    names = sorted(event["name"] for event in listed())
+    assert names == ["Heads-up Hyper €20 #1", "Hyper 9-max €10 #1", "Shootout 18 €10 #1", "Turbo 6-max €5 #1"]
+    deadline = time.monotonic() + 60  # the beat's bot comes every 20 s; a failure's deadline only
+    while not any(event["entrants"] for event in listed()):
+        assert time.monotonic() < deadline, "no bot took a seat in a Sit & Go"
+        time.sleep(1)
