@@ -158,6 +158,15 @@ def demo_deal_load(*, now: datetime) -> Tournament:
         return _final_table(now=now, structure=_create_structures()["Regular 12-minute"])
 
 
+def demo_finished_load(*, now: datetime) -> Tournament:
+    """The demo's logins and its *Early Bird Freezeout*, played out by 18 bots, as demo_load makes it."""
+    with transaction.atomic():
+        people = _create_people(bot_count=18)
+        finished = _finished(now=now, structures=_create_structures(), bots=people["bots"])
+        finished.refresh_from_db()
+        return finished
+
+
 def demo_sprint_load(*, now: datetime, bots: int = 12) -> Tournament:
     """The demo's logins and its *Clock Sprint* alone, with `bots` bots in it, as demo_load makes them."""
     with transaction.atomic():
@@ -462,28 +471,54 @@ PLAY_STEP = timedelta(seconds=20)
 def _played_out(*, now: datetime, structures: dict[str, BlindStructure], bots: list[User]) -> None:
     """An event played to its winner, and one cancelled after some hands (rule 22:
     rolled forward, the prize pool shared among the players left), both before `now`."""
-    base = now.replace(second=0, microsecond=0)
-    common = dict(
-        blind_structure=structures["Hyper-turbo 3-minute"],
-        speed=Speed.HYPER,
-        break_policy=BreakPolicyKind.NONE,
-        late_registration_minutes=0,
-    )
-    finished = _event(
-        dict(name=FINISHED_EVENT, scheduled_start=base - timedelta(hours=3), buy_in=200, fee=20, **common)
-    )
+    _finished(now=now, structures=structures, bots=bots[-18:])
     cancelled = _event(
-        dict(name=CANCELLED_EVENT, scheduled_start=base - timedelta(hours=2), buy_in=100, fee=10, **common)
+        dict(
+            name=CANCELLED_EVENT,
+            scheduled_start=_base(now) - timedelta(hours=2),
+            buy_in=100,
+            fee=10,
+            **_played(structures),
+        )
     )
-    for event, entrants in ((finished, bots[-18:]), (cancelled, bots[-45:-18])):
-        for bot in entrants:
-            entry_register(tournament_id=event.pk, player=bot, now=event.scheduled_start - timedelta(minutes=30))
-    _play(finished.pk, since=finished.scheduled_start, until=now)
+    for bot in bots[-45:-18]:
+        entry_register(tournament_id=cancelled.pk, player=bot, now=cancelled.scheduled_start - timedelta(minutes=30))
     stopped = _play(cancelled.pk, since=cancelled.scheduled_start, until=now, players_left=18)
     staff = User.objects.get(username="staff")
     tournament_cancel(
         tournament_id=cancelled.pk, actor=staff, reason=CANCELLED_REASON, now=stopped, mode=CancelMode.ROLL_FORWARD
     )
+
+
+def _base(now: datetime) -> datetime:
+    return now.replace(second=0, microsecond=0)
+
+
+def _played(structures: dict[str, BlindStructure]) -> dict[str, Any]:
+    """The terms of the events played out before the demo begins."""
+    return dict(
+        blind_structure=structures["Hyper-turbo 3-minute"],
+        speed=Speed.HYPER,
+        break_policy=BreakPolicyKind.NONE,
+        late_registration_minutes=0,
+    )
+
+
+def _finished(*, now: datetime, structures: dict[str, BlindStructure], bots: list[User]) -> Tournament:
+    """The event played to its winner by `bots` (18) before `now`."""
+    finished = _event(
+        dict(
+            name=FINISHED_EVENT,
+            scheduled_start=_base(now) - timedelta(hours=3),
+            buy_in=200,
+            fee=20,
+            **_played(structures),
+        )
+    )
+    for bot in bots:
+        entry_register(tournament_id=finished.pk, player=bot, now=finished.scheduled_start - timedelta(minutes=30))
+    _play(finished.pk, since=finished.scheduled_start, until=now)
+    return finished
 
 
 def _play(tournament_id: int, *, since: datetime, until: datetime, players_left: int = 1) -> datetime:

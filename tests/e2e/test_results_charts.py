@@ -17,6 +17,7 @@ from tests.e2e.test_live import log_in
 from tests.e2e.test_table_layout import SCREENSHOTS
 from tests.factories import BlindStructureFactory
 from tests.integration.test_integrity import finish_with_withheld_winner
+from tournaments.demo import demo_finished_load
 from tournaments.models import Entry, Purchase, SitAndGo, Tournament
 from tournaments.services.sit_and_go import sit_and_gos_open
 
@@ -78,3 +79,30 @@ def test_a_finished_events_charts_the_winners_results_and_his_board_row(page, fi
     expect(page.locator(".own-standing")).to_contain_text("Your place: 1")
     found["leader board"] = serious_violations(page)
     assert found == {name: [] for name in found}
+
+
+def test_the_demos_finished_event_charts_what_its_standings_say(page, migrated_data):
+    event = demo_finished_load(now=timezone.now())
+    standings = list(
+        Entry.objects.filter(tournament=event, finish_best__isnull=False)
+        .order_by("finish_best", "pk")
+        .values_list("player__screen_name", "finish_best")
+    )
+    assert len(standings) == event.entries_count == 18
+
+    page.goto(reverse("lobby:tournament", args=[event.pk]))
+    expect(page.locator("svg.line-chart")).to_have_count(4)
+    page.get_by_text("The numbers in the charts").click()
+    players_left = [int(text) for text in page.locator(".field-numbers tbody tr td:nth-child(2)").all_inner_texts()]
+    assert players_left[0] == 18
+    assert players_left[-1] == 1
+    assert players_left == sorted(players_left, reverse=True)  # nobody joins after the start here
+    # Each elimination is a place in the standings: 17 players out, one winner.
+    assert 18 - players_left[-1] == sum(1 for _, place in standings if place > 1)
+    legend = page.locator(".legend li").all_inner_texts()
+    assert legend == [name for name, _ in standings[:5]]  # the chip leaders' lines: the first five places
+    paid = page.locator("table.payouts tbody tr").count()
+    expect(page.locator("svg.line-chart rect.bar")).to_have_count(min(paid, 30))
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=SCREENSHOTS / "demo-finished-event.png", full_page=True)
+    assert serious_violations(page) == []

@@ -6,7 +6,17 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from tournaments.models import ENTERED, Entry, EntryStatus, Hand, HandSeat, Purchase, Status, Tournament
+from tournaments.models import (
+    ENTERED,
+    Entry,
+    EntryStatus,
+    Hand,
+    HandSeat,
+    Purchase,
+    PurchaseKind,
+    Status,
+    Tournament,
+)
 
 
 @dataclass(frozen=True)
@@ -25,16 +35,18 @@ def field_over_time(tournament: Tournament) -> list[FieldPoint]:
         return []
     changes: list[tuple[datetime, int, int]] = []  # at, players, chips
     entries = Entry.objects.filter(tournament=tournament, status__in=ENTERED).values_list(
-        "created_at", "ended_at", "finish_best"
+        "late", "created_at", "ended_at", "finish_best"
     )
-    for created_at, ended_at, place in entries:
-        changes.append((max(created_at, start), 1, 0))
+    for late, created_at, ended_at, place in entries:
+        changes.append((max(created_at, start) if late else start, 1, 0))  # registered early: there at the start
         if ended_at is not None and place != 1:  # the winner's play ends, he is not out
             changes.append((max(ended_at, start), -1, 0))
     bought = Purchase.objects.filter(
         entry__tournament=tournament, entry__status__in=ENTERED, refunded_at__isnull=True
-    ).values_list("created_at", "chips")
-    changes += [(max(created_at, start), 0, chips) for created_at, chips in bought]
+    ).values_list("kind", "entry__late", "created_at", "chips")
+    for kind, late, created_at, chips in bought:
+        at = start if kind == PurchaseKind.ENTRY and not late else max(created_at, start)
+        changes.append((at, 0, chips))
     points: list[FieldPoint] = []
     players = chips = 0
     for at, joined, added in sorted(changes, key=lambda change: change[0]):
