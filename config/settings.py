@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "accounts",
     "audit",
     "wallet",
+    "responsible",
     "tournaments",
     "lobby",
     "deals",

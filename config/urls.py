@@ -77,6 +77,7 @@ urlpatterns = [
         path("accounts/", include("accounts.urls")),
         path("support/", include("support.urls")),
         path("deals/", include("deals.urls")),
+        path("responsible-gaming/", include("responsible.urls")),
         prefix_default_language=False,
     ),
 ]

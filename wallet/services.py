@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import BigIntegerField, Case, F, Q, Value, When
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import AuditRecord, audit_log_many
 from live.outbox import record
+from responsible.services import DepositRefused, deposit_allowed
 from wallet.events import BalancesChanged
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
@@ -301,16 +303,24 @@ def _same_transfers(existing: list[Transfer], *, keys: list[str], legs: list[Leg
 def deposit_create(
     *, user: AbstractBaseUser, currency: str, amount: int, idempotency_key: str, actor: AbstractBaseUser | None = None
 ) -> Transfer:
-    """Credit money that arrived from outside the room to a player's account."""
-    outside = account_get(external_account_spec(currency))
-    return transfer_create(
-        source=outside,
-        destination=account_get(wallet_account_spec(user.pk, currency)),
-        amount=amount,
-        reason=TransferReason.DEPOSIT,
-        idempotency_key=idempotency_key,
-        actor=actor,
-    )
+    """Credit money that arrived from outside the room to a player's account, within
+    his deposit limits (responsible.services: a deposit over one is refused with a
+    WalletError that says which and when it resets); a retry returns the first."""
+    with transaction.atomic():
+        if not Transfer.objects.filter(idempotency_key=idempotency_key).exists():
+            try:
+                deposit_allowed(player_id=user.pk, currency=currency, amount=amount, now=timezone.now())
+            except DepositRefused as refused:
+                raise WalletError(refused.message) from refused
+        outside = account_get(external_account_spec(currency))
+        return transfer_create(
+            source=outside,
+            destination=account_get(wallet_account_spec(user.pk, currency)),
+            amount=amount,
+            reason=TransferReason.DEPOSIT,
+            idempotency_key=idempotency_key,
+            actor=actor,
+        )
 
 
 def staff_adjust(

@@ -30,6 +30,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from accounts.forms import SignUpForm
 from deals.services import proposal_create
+from responsible.forms import DepositLimitForm
 from support.forms import (
     AdjustForm,
     ChatLogForm,
@@ -254,6 +255,13 @@ FORMS = [
         lambda world: reverse("lobby:lobby"),
         lambda world: {**form_fields(LobbyFilter().get_form_class(), {})(world), "page": "1"},
         plain_text=frozenset({"q"}),
+    ),
+    Probe(
+        "deposit limit",
+        "post",
+        lambda world: reverse("responsible:limits"),
+        form_fields(DepositLimitForm, {"period": "day", "amount": "50"}),
+        world="people",
     ),
     Probe(
         "leader board",

@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("accounts", "audit", "config", "deals", "live", "lobby", "support", "tournaments", "wallet")
+PACKAGES = ("accounts", "audit", "config", "deals", "live", "lobby", "responsible", "support", "tournaments", "wallet")
 
 
 def modules() -> dict[str, Path]:

@@ -1,0 +1,129 @@
+"""Deposit limits at the moment money moves: set and cancelled by the player (each
+change audited), and checked by every deposit (wallet.services.deposit_create) under
+the lock of the player's limits, so that two deposits at once cannot both slip under
+a limit."""
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import formats
+from django.utils.translation import gettext as _
+
+from audit.services import audit_log
+from responsible.models import DepositLimit, LimitPeriod
+from responsible.rules import Limit, Period, limit_changed, limit_now, period_bounds
+from wallet.models import Transfer, TransferReason
+from wallet.money import format_money
+
+
+class DepositRefused(Exception):
+    """A deposit over a limit, or in a money the limits are not kept in."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _limit(row: DepositLimit) -> Limit:
+    return Limit(row.amount, row.pending_amount, row.pending_from)
+
+
+def _store(row: DepositLimit, limit: Limit, now: datetime) -> None:
+    row.amount, row.pending_amount, row.pending_from = limit.amount, limit.pending_amount, limit.pending_from
+    row.changed_at = now
+    row.save()
+
+
+def deposit_limit_set(*, player: AbstractBaseUser, period: str, amount: int | None, now: datetime) -> DepositLimit:
+    """The player's limit for `period` as he asks (None: no limit): lower at once,
+    higher or removed after the cooling-off (responsible.rules)."""
+    if period not in LimitPeriod.values:
+        raise ValueError(f"Unknown period {period!r}.")
+    if amount is not None and amount <= 0:
+        raise DepositRefused(_("A limit is an amount above 0; to have none, remove it."))
+    currency = getattr(player, "preferred_currency", "EUR")
+    with transaction.atomic():
+        row, _created = DepositLimit.objects.select_for_update().get_or_create(
+            player_id=player.pk, period=period, defaults={"currency": currency, "changed_at": now}
+        )
+        before = limit_now(_limit(row), now)
+        after = limit_changed(before, amount, now)
+        _store(row, after, now)
+        audit_log(
+            action="responsible.deposit_limit.changed",
+            subject=player,
+            actor=player,
+            data={
+                "period": period,
+                "currency": row.currency,
+                "from": before.amount,
+                "asked": amount,
+                "now": after.amount,
+                "pending": after.pending_amount,
+                "pending_from": after.pending_from.isoformat() if after.pending_from else None,
+            },
+        )
+    return row
+
+
+def deposit_limit_cancel(*, player: AbstractBaseUser, period: str, now: datetime) -> DepositLimit | None:
+    """The pending raise or removal of the player's limit for `period` dropped."""
+    with transaction.atomic():
+        row = DepositLimit.objects.select_for_update().filter(player_id=player.pk, period=period).first()
+        if row is None:
+            return None
+        current = limit_now(_limit(row), now)
+        if current.pending_from is None:
+            return row
+        _store(row, Limit(current.amount), now)
+        audit_log(
+            action="responsible.deposit_limit.pending_cancelled",
+            subject=player,
+            actor=player,
+            data={"period": period, "kept": current.amount, "dropped": current.pending_amount},
+        )
+    return row
+
+
+def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime) -> None:
+    """In the deposit's transaction: DepositRefused unless every limit of the player's
+    in force leaves room for `amount` in this period. Locks his limits."""
+    rows = list(DepositLimit.objects.select_for_update().filter(player_id=player_id).order_by("period"))
+    zone = ZoneInfo(settings.ROOM_TIME_ZONE)
+    for row in rows:
+        limit = limit_now(_limit(row), now)
+        if limit != _limit(row):
+            _store(row, limit, now)  # a pending change whose time has come
+        if limit.amount is None:
+            continue
+        if currency != row.currency:
+            raise DepositRefused(
+                _("Your deposit limits are kept in %(currency)s: deposit in %(currency)s.") % {"currency": row.currency}
+            )
+        start, resets = period_bounds(Period(row.period), now, zone)
+        deposited = (
+            Transfer.objects.filter(
+                reason=TransferReason.DEPOSIT,
+                destination__owner_id=player_id,
+                destination__currency=currency,
+                created_at__gte=start,
+            ).aggregate(total=Sum("amount"))["total"]
+            or 0
+        )
+        if deposited + amount > limit.amount:
+            raise DepositRefused(
+                _(
+                    "This deposit is over your %(period)s deposit limit of %(limit)s (%(deposited)s deposited so far); "
+                    "the limit resets %(resets)s."
+                )
+                % {
+                    "period": LimitPeriod(row.period).label.lower(),
+                    "limit": format_money(limit.amount, currency),
+                    "deposited": format_money(deposited, currency),
+                    "resets": formats.date_format(resets.astimezone(zone), "DATETIME_FORMAT"),
+                }
+            )

@@ -1,0 +1,6 @@
+from django.urls import path
+
+from responsible import views
+
+app_name = "responsible"
+urlpatterns = [path("limits/", views.limits, name="limits")]

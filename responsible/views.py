@@ -1,0 +1,60 @@
+"""The player's responsible-gaming page: his deposit limits, set, raised, lowered and
+removed by himself, a raise or removal pending for 24 hours and cancellable."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+
+from responsible.forms import DepositLimitForm, PendingCancelForm
+from responsible.models import DepositLimit, LimitPeriod
+from responsible.rules import Limit, limit_now
+from responsible.services import DepositRefused, deposit_limit_cancel, deposit_limit_set
+from wallet.money import minor_units
+
+
+@never_cache
+@login_required
+def limits(request):
+    now = timezone.now()
+    form = DepositLimitForm()
+    status = 200
+    if request.method == "POST" and "cancel" in request.POST:
+        cancel = PendingCancelForm(request.POST)
+        if cancel.is_valid():
+            deposit_limit_cancel(player=request.user, period=cancel.cleaned_data["period"], now=now)
+            messages.success(request, _("The pending change is cancelled: your limit stays as it is."))
+            return redirect("responsible:limits")
+        status = 400
+    elif request.method == "POST":
+        form = DepositLimitForm(request.POST)
+        if form.is_valid():
+            amount = form.cleaned_data["amount"]
+            try:
+                row = deposit_limit_set(
+                    player=request.user,
+                    period=form.cleaned_data["period"],
+                    amount=None if amount is None else minor_units(amount),
+                    now=now,
+                )
+            except DepositRefused as refused:
+                form.add_error("amount", refused.message)
+            else:
+                if row.pending_from is not None:
+                    messages.success(
+                        request, _("Your limit goes up or away in 24 hours; until then the lower one applies.")
+                    )
+                else:
+                    messages.success(request, _("Your limit applies now."))
+                return redirect("responsible:limits")
+        status = 400
+    kept = {limit.period: limit for limit in DepositLimit.objects.filter(player=request.user)}
+    shown = []
+    for value, label in LimitPeriod.choices:
+        found = kept.get(value)
+        limit = limit_now(Limit(found.amount, found.pending_amount, found.pending_from), now) if found else Limit(None)
+        currency = found.currency if found else request.user.preferred_currency
+        shown.append({"period": value, "label": label, "limit": limit, "currency": currency})
+    return render(request, "responsible/limits.html", {"form": form, "limits": shown}, status=status)
