@@ -4,7 +4,7 @@ signed-in player's own points on each board."""
 from datetime import date
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api import AUTH_ERRORS, PlayerApiView, by_status
+from accounts.serializers import ErrorSerializer, InvalidRequestSerializer
 from tournaments.api import PublicApiView
 from tournaments.models import BoardKind
 from tournaments.rules.leader_boards import Period
@@ -41,10 +42,23 @@ class StandingSerializer(serializers.Serializer):
     finishes = serializers.IntegerField()
 
 
+BAD_PERIOD = OpenApiResponse(InvalidRequestSerializer, description="`invalid`: a period or date it cannot read.")
+
+
 @extend_schema(
-    parameters=[PeriodQuery],
+    parameters=[
+        PeriodQuery,
+        OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=BoardKind.values, description="The board."),
+    ],
     summary="A Leader Board's standings",
     description="Points earned in the day, month or year (the room's time zone) holding `date`, best first.",
+    responses=by_status(
+        {
+            200: StandingSerializer(many=True),
+            400: BAD_PERIOD,
+            404: OpenApiResponse(ErrorSerializer, description="`not_found`: no such board, or no such page."),
+        }
+    ),
 )
 class LeaderBoardApi(PublicApiView, ListAPIView):
     serializer_class = StandingSerializer
@@ -69,7 +83,7 @@ class OwnPointsApi(PlayerApiView):
     @extend_schema(
         parameters=[PeriodQuery],
         summary="The player's own Leader Board points",
-        responses=by_status({200: OwnPointsSerializer, **AUTH_ERRORS}),
+        responses=by_status({200: OwnPointsSerializer, 400: BAD_PERIOD, **AUTH_ERRORS}),
     )
     def get(self, request: Request) -> Response:
         query = period_query(request)
