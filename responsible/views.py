@@ -9,8 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from responsible.forms import DepositLimitForm, PendingCancelForm
-from responsible.models import DepositLimit, LimitPeriod
-from responsible.rules import Limit, limit_now
+from responsible.selectors import limits_shown
 from responsible.services import DepositRefused, deposit_limit_cancel, deposit_limit_set
 from wallet.money import minor_units
 
@@ -50,11 +49,5 @@ def limits(request):
                     messages.success(request, _("Your limit applies now."))
                 return redirect("responsible:limits")
         status = 400
-    kept = {limit.period: limit for limit in DepositLimit.objects.filter(player=request.user)}
-    shown = []
-    for value, label in LimitPeriod.choices:
-        found = kept.get(value)
-        limit = limit_now(Limit(found.amount, found.pending_amount, found.pending_from), now) if found else Limit(None)
-        currency = found.currency if found else request.user.preferred_currency
-        shown.append({"period": value, "label": label, "limit": limit, "currency": currency})
+    shown = limits_shown(request.user, now)
     return render(request, "responsible/limits.html", {"form": form, "limits": shown}, status=status)

@@ -15,6 +15,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from audit.models import AuditEntry
+from responsible.selectors import limits_shown
 from support.forms import AdjustForm, DepositForm, MuteForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
 from tournaments.models import ChatMute, Tournament
@@ -197,8 +199,16 @@ def _wallet_page(request, player, **bound):
         "tickets": summary.tickets,
         "history": history,
         "forms": forms,
+        "limits": limits_shown(player, timezone.now()),
+        "limit_changes": AuditEntry.objects.filter(
+            action__startswith="responsible.", subject_type="accounts.user", subject_id=str(player.pk)
+        ).order_by("-pk")[:LIMIT_CHANGES_SHOWN],
     }
     return render(request, "support/player_wallet.html", context, status=400 if bound else 200)
+
+
+# The latest responsible-gaming changes on the console; the audit log keeps them all.
+LIMIT_CHANGES_SHOWN = 10
 
 
 def _history_row(row: dict, tournament: Tournament | None) -> dict:

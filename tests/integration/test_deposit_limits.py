@@ -132,3 +132,25 @@ def test_staff_see_a_deposit_over_the_players_limit_refused_on_the_console():
     assert response.status_code == 400
     assert "over your daily deposit limit" in response.text
     assert balance(player) == 0
+
+
+@pytest.mark.django_db
+def test_staff_see_the_players_limits_and_their_changes_read_only_and_a_player_may_not():
+    player = UserFactory(username="erik")
+    deposit_limit_set(player=player, period="month", amount=30_000, now=timezone.now())
+    deposit_limit_set(player=player, period="month", amount=None, now=timezone.now())  # pending removal
+    staff = UserFactory(username="sue", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(staff)
+
+    page = client.get(f"/support/players/{player.pk}/").text
+
+    row = page.split('id="staff-limit-month"')[1].split("</tr>")[0]
+    assert "€300" in row
+    assert "No limit from" in row
+    changes = page.split('class="limit-changes"')[1].split("</ul>")[0]
+    assert changes.count("<li>") == 2
+    assert "Read-only: only the player changes his limits." in page
+    nosy = Client()
+    nosy.force_login(UserFactory(username="nosy"))
+    assert nosy.get(f"/support/players/{player.pk}/").status_code in (302, 403)
