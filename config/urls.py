@@ -11,6 +11,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts.api import AuthTokenApi
 from config.api import api_not_found
 from deals.api import DealAnswerApi, DealConsentApi, DealRequestApi, NegotiationApi
+from responsible.api import DepositLimitCancelApi, DepositLimitsApi
 from tournaments.api import (
     AddonApi,
     PaymentOptionsApi,
@@ -58,6 +59,8 @@ api_urlpatterns = [
     path("deals/<int:pk>/consent/", DealConsentApi.as_view(), name="api-deal-consent"),
     path("deals/<int:pk>/proposals/<int:proposal_id>/answer/", DealAnswerApi.as_view(), name="api-deal-answer"),
     path("wallet/", WalletApi.as_view(), name="api-wallet"),
+    path("wallet/limits/", DepositLimitsApi.as_view(), name="api-deposit-limits"),
+    path("wallet/limits/cancel/", DepositLimitCancelApi.as_view(), name="api-deposit-limit-cancel"),
     path("leader-boards/<str:kind>/", LeaderBoardApi.as_view(), name="api-leader-board"),
     path("me/points/", OwnPointsApi.as_view(), name="api-own-points"),
     path("auth/token/", AuthTokenApi.as_view(), name="api-auth-token"),

@@ -528,6 +528,8 @@ API_WORLDS = {
     "/api/v1/deals/{id}/proposals/{proposal_id}/answer/": ("deal", "player", {"accept": True}),
     "/api/v1/leader-boards/{kind}/": ("people", "visitor", {}),
     "/api/v1/me/points/": ("people", "player", {}),
+    "/api/v1/wallet/limits/": ("people", "player", {"period": "day", "amount": 5000}),
+    "/api/v1/wallet/limits/cancel/": ("people", "player", {"period": "day"}),
 }
 # Which of the world's ids each address's numbers are.
 API_IDS = {

@@ -154,3 +154,28 @@ def test_staff_see_the_players_limits_and_their_changes_read_only_and_a_player_m
     nosy = Client()
     nosy.force_login(UserFactory(username="nosy"))
     assert nosy.get(f"/support/players/{player.pk}/").status_code in (302, 403)
+
+
+@pytest.mark.django_db
+def test_the_api_reads_sets_and_cancels_his_limits_and_refuses_bad_input():
+    player = UserFactory(username="hanne")
+    client = Client()
+    assert client.get("/api/v1/wallet/limits/").status_code == 401
+    client.force_login(player)
+
+    limits = client.put("/api/v1/wallet/limits/", {"period": "week", "amount": 20_000}, content_type="application/json")
+    assert limits.status_code == 200
+    week = next(limit for limit in limits.json() if limit["period"] == "week")
+    assert (week["amount"], week["pending_amount"]) == (20_000, None)
+    raised = client.put("/api/v1/wallet/limits/", {"period": "week", "amount": None}, content_type="application/json")
+    week = next(limit for limit in raised.json() if limit["period"] == "week")
+    assert week["amount"] == 20_000
+    assert week["pending_from"] is not None  # the removal waits 24 hours
+    cancelled = client.post("/api/v1/wallet/limits/cancel/", {"period": "week"}, content_type="application/json")
+    assert next(limit for limit in cancelled.json() if limit["period"] == "week")["pending_from"] is None
+
+    for body in ({"period": "year", "amount": 5}, {"period": "day", "amount": 0}, {"period": "day"}, {}):
+        refused = client.put("/api/v1/wallet/limits/", body, content_type="application/json")
+        assert refused.status_code == 400, body
+        assert refused.json()["code"] == "invalid"
+    assert DepositLimit.objects.get(player=player).amount == 20_000
