@@ -6,6 +6,7 @@ what every app's player endpoints build on.
 """
 
 from django.contrib.auth import authenticate
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer, TokenRequestSerializer, TokenSerializer
 from accounts.views import LOCKED_OUT, lockout_seconds
+from responsible.services import exclusion_message, exclusion_running
 
 NOT_LOGGED_IN = _("Log in to register, rebuy or see your wallet: send your API token, or use your session.")
 AUTH_ERRORS = {
@@ -92,6 +94,8 @@ class AuthTokenApi(PlayerApiView):
             raise exceptions.Throttled(wait, detail=LOCKED_OUT % {"minutes": -(-wait // 60)})
         if user is None:
             raise InvalidCredentials
+        if (exclusion := exclusion_running(user.pk, timezone.now())) is not None:
+            raise exceptions.PermissionDenied(exclusion_message(exclusion))
         token, _created = Token.objects.get_or_create(user=user)
         return Response(TokenSerializer(token).data)
 

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
 from django.core.validators import MaxLengthValidator
+from django.utils import timezone
 from django.utils.functional import Promise, lazy
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
@@ -10,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.countries import country_choices
 from accounts.models import User
 from accounts.services import SCREEN_NAME_MIN_LENGTH, SIGN_UP_CURRENCIES
+from responsible.services import exclusion_message, exclusion_running
 
 
 def _country_choices() -> list[tuple[str, str | Promise]]:
@@ -91,3 +93,9 @@ class LogInForm(AuthenticationForm):
         assert isinstance(username, forms.CharField)  # Django's UsernameField
         assert username.max_length is not None  # set from the user model's field
         username.validators.append(MaxLengthValidator(username.max_length))
+
+    def confirm_login_allowed(self, user):
+        """A player on a break or excluded (responsible gaming) is told so, not let in."""
+        super().confirm_login_allowed(user)
+        if (exclusion := exclusion_running(user.pk, timezone.now())) is not None:
+            raise forms.ValidationError(exclusion_message(exclusion), code="excluded")

@@ -27,3 +27,26 @@ class DepositLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.period} {self.amount}"
+
+
+class ExclusionKind(models.TextChoices):
+    BREAK = "break", _("24-hour break")
+    TEMPORARY = "temporary", _("Temporary exclusion")
+    PERMANENT = "permanent", _("Permanent exclusion")
+
+
+class Exclusion(models.Model):
+    """A break or self-exclusion the player chose (BEK 1274/2019 section 23): while it
+    runs he cannot log in to play, register, rebuy, add on or deposit."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="exclusions")
+    kind = models.CharField(_("kind"), max_length=10, choices=ExclusionKind.choices)
+    starts_at = models.DateTimeField(_("starts"))
+    ends_at = models.DateTimeField(_("ends"), null=True, blank=True)  # None: permanent
+    lifted_at = models.DateTimeField(_("lifted"), null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "starts_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.kind} until {self.ends_at}"

@@ -8,6 +8,11 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 
 COOLING_OFF = timedelta(hours=24)
+# Breaks and exclusions (section 23): a break of 24 hours, a temporary exclusion of
+# at least 30 days (the room takes up to five years), or a permanent one.
+BREAK = timedelta(hours=24)
+SHORTEST_EXCLUSION_DAYS = 30
+LONGEST_EXCLUSION_DAYS = 5 * 366
 
 
 class Period(StrEnum):

@@ -9,12 +9,12 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.utils import formats
 from django.utils.translation import gettext as _
 
 from audit.services import audit_log
-from responsible.models import DepositLimit, LimitPeriod
+from responsible.models import DepositLimit, Exclusion, LimitPeriod
 from responsible.rules import Limit, Period, limit_changed, limit_now, period_bounds
 from wallet.models import Transfer, TransferReason
 from wallet.money import format_money
@@ -92,6 +92,8 @@ def deposit_limit_cancel(*, player: AbstractBaseUser, period: str, now: datetime
 def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime) -> None:
     """In the deposit's transaction: DepositRefused unless every limit of the player's
     in force leaves room for `amount` in this period. Locks his limits."""
+    if (exclusion := exclusion_running(player_id, now)) is not None:
+        raise DepositRefused(exclusion_message(exclusion))
     rows = list(DepositLimit.objects.select_for_update().filter(player_id=player_id).order_by("period"))
     zone = ZoneInfo(settings.ROOM_TIME_ZONE)
     for row in rows:
@@ -127,3 +129,21 @@ def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime
                     "resets": formats.date_format(resets.astimezone(zone), "DATETIME_FORMAT"),
                 }
             )
+
+
+def exclusion_running(player_id: int, now: datetime) -> Exclusion | None:
+    """The player's break or self-exclusion in force at `now`, the longest first."""
+    running = Exclusion.objects.filter(player_id=player_id, starts_at__lte=now, lifted_at__isnull=True).exclude(
+        ends_at__lte=now
+    )
+    return running.order_by(F("ends_at").desc(nulls_first=True)).first()
+
+
+def exclusion_message(exclusion: Exclusion) -> str:
+    """What the player is told when play is refused him."""
+    if exclusion.ends_at is None:
+        return _("You have excluded yourself from the room for good: this account is closed.")
+    zone = ZoneInfo(settings.ROOM_TIME_ZONE)
+    return _("You have chosen a break from play until %(until)s.") % {
+        "until": formats.date_format(exclusion.ends_at.astimezone(zone), "DATETIME_FORMAT")
+    }

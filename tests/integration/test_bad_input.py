@@ -30,7 +30,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from accounts.forms import SignUpForm
 from deals.services import proposal_create
-from responsible.forms import DepositLimitForm
+from responsible.forms import DepositLimitForm, ExclusionForm
 from support.forms import (
     AdjustForm,
     ChatLogForm,
@@ -261,6 +261,16 @@ FORMS = [
         "post",
         lambda world: reverse("responsible:limits"),
         form_fields(DepositLimitForm, {"period": "day", "amount": "50"}),
+        world="people",
+    ),
+    Probe(
+        "exclusion",
+        "post",
+        lambda world: reverse("responsible:limits"),
+        lambda world: {
+            **form_fields(ExclusionForm, {"kind": "temporary", "days": "30", "sure": "on"})(world),
+            "exclude": "1",
+        },
         world="people",
     ),
     Probe(

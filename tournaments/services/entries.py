@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from audit.services import AuditRecord, audit_log
 from live.outbox import record
+from responsible.services import exclusion_message, exclusion_running
 from tournaments.events import EntryChanged, TournamentChanged
 from tournaments.models import (
     ENTERED,
@@ -108,6 +109,7 @@ def entry_register_receipt(
     EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
+    _check_playing(player, now)
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     try:
         with transaction.atomic():
@@ -208,6 +210,12 @@ def _registered_with(key: str | None) -> Receipt | None:
     return Receipt(earlier.entry, list(earlier.entry.purchases.order_by("pk")), retry=True)
 
 
+def _check_playing(player: "User", now: datetime) -> None:
+    """A player on a break or excluded (responsible gaming) buys no entry or chips."""
+    if (exclusion := exclusion_running(player.pk, now)) is not None:
+        raise TournamentError(exclusion_message(exclusion), "self_excluded")
+
+
 def _check_open(tournament: Tournament, now: datetime) -> None:
     if refusal := entry_refusal(tournament, now=now):
         raise refuse(refusal)
@@ -228,9 +236,11 @@ def entry_unregister(*, tournament_id: int, player: "User", now: datetime) -> En
     return entry_unregister_receipt(tournament_id=tournament_id, player=player, now=now).entry
 
 
-def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetime) -> Receipt:
+def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetime, excluded: bool = False) -> Receipt:
     """Take the player's entry back before the deadline (rule 10), refunding exactly
     what was paid in the form paid; a satellite seat comes back as T-Money.
+    `excluded`: the player has excluded himself (responsible gaming): taken back up to
+    the start, past the unregistration deadline too.
 
     The accounts are read before the lock; under the tournament's row lock (taken
     before the entry's, as cancellation and rebuys take them): the entry, the
@@ -241,7 +251,9 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         entry, paid = _entry_paid(tournament, player)
-        if refusal := unregister_refusal(tournament, now=now):
+        if excluded and tournament.started_at is not None:
+            raise refuse("unregistration_closed")
+        if not excluded and (refusal := unregister_refusal(tournament, now=now)):
             raise refuse(refusal)
         entry.status = EntryStatus.UNREGISTERED
         entry.ended_at = now
@@ -252,7 +264,15 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
             now=now,
             actor=player,
             accounts=accounts,
-            audit=[AuditRecord(action="tournaments.entry.unregistered", subject=entry, actor=player)],
+            audit=[
+                AuditRecord(
+                    action="tournaments.entry.unregistered_on_exclusion"
+                    if excluded
+                    else "tournaments.entry.unregistered",
+                    subject=entry,
+                    actor=player,
+                )
+            ],
             purchases=paid,
         )
         _counts_add(tournament.pk, entries=-1, contributions=-sum(purchase.price for purchase in purchases))
@@ -309,6 +329,7 @@ def entry_chips_buy(
     retry's answer, the entry, the rules, the purchase and its chips. Records
     TournamentChanged and EntryChanged."""
     key = _scoped_key(kind, tournament_id, player, idempotency_key)
+    _check_playing(player, now)
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
