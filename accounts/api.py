@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.serializers import ErrorSerializer, InvalidRequestSerializer, TokenRequestSerializer, TokenSerializer
 from accounts.views import LOCKED_OUT, lockout_seconds
-from responsible.services import exclusion_message, exclusion_running
+from responsible.services import login_refusal
 
 NOT_LOGGED_IN = _("Log in to register, rebuy or see your wallet: send your API token, or use your session.")
 AUTH_ERRORS = {
@@ -94,8 +94,8 @@ class AuthTokenApi(PlayerApiView):
             raise exceptions.Throttled(wait, detail=LOCKED_OUT % {"minutes": -(-wait // 60)})
         if user is None:
             raise InvalidCredentials
-        if (exclusion := exclusion_running(user.pk, timezone.now())) is not None:
-            raise exceptions.PermissionDenied(exclusion_message(exclusion))
+        if (refusal := login_refusal(user, timezone.now())) is not None:
+            raise exceptions.PermissionDenied(refusal)
         token, _created = Token.objects.get_or_create(user=user)
         return Response(TokenSerializer(token).data)
 

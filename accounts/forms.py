@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.countries import country_choices
 from accounts.models import User
 from accounts.services import SCREEN_NAME_MIN_LENGTH, SIGN_UP_CURRENCIES
-from responsible.services import exclusion_message, exclusion_running
+from responsible.services import login_refusal
 
 
 def _country_choices() -> list[tuple[str, str | Promise]]:
@@ -95,7 +95,8 @@ class LogInForm(AuthenticationForm):
         username.validators.append(MaxLengthValidator(username.max_length))
 
     def confirm_login_allowed(self, user):
-        """A player on a break or excluded (responsible gaming) is told so, not let in."""
+        """A player on a break, excluded, or in the national register (responsible
+        gaming) is told so, not let in."""
         super().confirm_login_allowed(user)
-        if (exclusion := exclusion_running(user.pk, timezone.now())) is not None:
-            raise forms.ValidationError(exclusion_message(exclusion), code="excluded")
+        if (refusal := login_refusal(user, timezone.now())) is not None:
+            raise forms.ValidationError(refusal, code="excluded")

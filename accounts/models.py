@@ -19,6 +19,9 @@ class User(AbstractUser):
     is_bot = models.BooleanField(_("bot"), default=False)
     # Carries the room's bounty in every Team Pro bounty event he plays (rule 23's note).
     is_team_pro = models.BooleanField(_("team pro"), default=False)
+    # The national identity number the register of excluded players (ROFUS) is asked
+    # about at every log-in (responsible.register); empty: not asked (demo and staff).
+    national_id = models.CharField(_("national identity number"), max_length=16, blank=True)
 
     class Meta(AbstractUser.Meta):
         # "Alice" and "alice" would pass for one player at the tables (rule 21), so

@@ -179,6 +179,11 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("da", _("Danish"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# The national register of excluded players (responsible.register): its HTTP
+# service in production; without an address, the local register staff edit.
+ROFUS_URL = os.environ.get("ROFUS_URL", "")
+ROFUS_TOKEN = os.environ.get("ROFUS_TOKEN", "")
+ROFUS_TIMEOUT_SECONDS = env_float("ROFUS_TIMEOUT_SECONDS", default=3.0)
 # The room's own days, months and years (its Leader Boards' periods).
 ROOM_TIME_ZONE = os.environ.get("ROOM_TIME_ZONE", "Europe/Copenhagen")
 USE_I18N = True

@@ -50,3 +50,19 @@ class Exclusion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.kind} until {self.ends_at}"
+
+
+class LocalRegisterEntry(models.Model):
+    """The local register of excluded players (responsible.register.LocalRegister),
+    for the demo and the tests, edited by staff in the admin: a person it holds is
+    excluded until `excluded_until` (empty: for good)."""
+
+    national_id = models.CharField(_("national identity number"), max_length=16, unique=True)
+    excluded_until = models.DateTimeField(_("excluded until"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("local register entry")
+        verbose_name_plural = _("local register")
+
+    def __str__(self) -> str:
+        return self.national_id

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import audit_log
 from responsible.models import DepositLimit, Exclusion, LimitPeriod
+from responsible.register import Answer, exclusion_register
 from responsible.rules import Limit, Period, limit_changed, limit_now, period_bounds
 from wallet.models import Transfer, TransferReason
 from wallet.money import format_money
@@ -147,3 +148,25 @@ def exclusion_message(exclusion: Exclusion) -> str:
     return _("You have chosen a break from play until %(until)s.") % {
         "until": formats.date_format(exclusion.ends_at.astimezone(zone), "DATETIME_FORMAT")
     }
+
+
+def login_refusal(user: AbstractBaseUser, now: datetime) -> str | None:
+    """Why `user` may not log in to play now, or None: his own break or exclusion,
+    then the national register (responsible.register), asked at every log-in of an
+    account with a national identity number; its answer is audited. A register that
+    does not answer refuses too."""
+    if (exclusion := exclusion_running(user.pk, now)) is not None:
+        return exclusion_message(exclusion)
+    national_id = getattr(user, "national_id", "")
+    if not national_id:
+        return None
+    answer = exclusion_register().check(national_id)
+    audit_log(action=f"responsible.register.{answer}", subject=user, data={"at": now.isoformat()})
+    if answer == Answer.EXCLUDED:
+        return _("You are registered in ROFUS, the Danish register of excluded players: you cannot play here.")
+    if answer == Answer.UNAVAILABLE:
+        return _(
+            "We cannot reach ROFUS, the Danish register of excluded players, right now, and may not let anyone "
+            "play without its answer. Please try again in a few minutes."
+        )
+    return None

@@ -372,9 +372,11 @@ def test_registration_and_unregistration_keep_their_reads_before_the_lock(player
     with CaptureQueriesContext(connection) as unregistering:
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The accounts; a retry's earlier purchase is looked for only once it is refused.
+    # The player's break or exclusion (responsible gaming), the accounts; a retry's
+    # earlier purchase is looked for only once it is refused.
     before, under = _inside_the_service(registering)
-    assert len(before) == 1
+    assert len(before) == 2
+    assert "responsible_exclusion" in before[0]
     # The lock, the entry, its purchase, the ledger's four (the accounts' lock, their
     # balances, the transfers, their audit rows and the entry's), the counts.
     assert len(under) == 8
