@@ -1,6 +1,7 @@
-"""A player sets a deposit limit in a real browser (issue 30): from his wallet to his
-limits, a lower limit at once, a higher one pending and cancelled, by keyboard alone;
-axe-core finds no serious violation on the page."""
+"""Responsible gaming in a real browser (issue 30): a player sets a deposit limit from
+his wallet (lower at once, higher pending and cancelled, by keyboard alone), and takes
+a break: he is logged out, told where to get help, and refused at the next log-in;
+axe-core finds no serious violation on the pages."""
 
 import re
 
@@ -40,3 +41,26 @@ def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
     expect(page.locator("#limit-day")).not_to_contain_text("€80")
     limit = DepositLimit.objects.get(player=player, period="day")
     assert (limit.amount, limit.pending_amount) == (5_000, None)
+
+
+def test_a_player_takes_a_break_is_logged_out_told_where_to_get_help_and_cannot_log_in(page):
+    player = UserFactory(username="hugo", preferred_currency="EUR")
+    player.set_password("correct horse battery")
+    player.save()
+    log_in(page, "hugo")
+    page.goto(reverse("responsible:limits"))
+
+    page.get_by_label("24-hour break").check()
+    page.get_by_label("I understand that I cannot play or deposit until it ends.").check()
+    page.get_by_role("button", name="Start it now").click()
+
+    expect(page.get_by_role("heading", name="Your break has started")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("You have chosen a break from play until")
+    expect(page.get_by_text("StopSpillet")).to_be_visible()
+    assert serious_violations(page) == []
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("hugo")
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("You have chosen a break from play until")).to_be_visible()
+    expect(page.get_by_role("button", name="Log out")).to_have_count(0)
