@@ -27,7 +27,14 @@ F, CC, CBR = ActionKind.FOLD, ActionKind.CHECK_CALL, ActionKind.BET_RAISE
 BOARD = "Kd9h4c3s8d"
 
 
-def centre(box: dict) -> tuple[float, float]:
+def centre(locator) -> tuple[float, float]:
+    """The middle of what `locator` shows, once it shows: a live update may be
+    swapping that part of the table in at the moment it is asked."""
+    expect(locator).to_be_visible()
+    box = locator.bounding_box()
+    while box is None:  # swapped out between the two calls: the next look finds it
+        expect(locator).to_be_visible()
+        box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
@@ -61,12 +68,12 @@ def test_a_hand_played_through_from_one_players_page(asgi_page, size, flop_pre_a
     names = {number: seat(number).locator(".name").inner_text() for number in order}
 
     # The seats around the felt: his at the bottom centre, the next clockwise to his left.
-    ring_x, ring_y = centre(page.locator("ol.seats-ring.around").bounding_box())
-    own_x, own_y = centre(seat(mine).bounding_box())
+    ring_x, ring_y = centre(page.locator("ol.seats-ring.around"))
+    own_x, own_y = centre(seat(mine))
     assert abs(own_x - ring_x) < 10
     assert own_y > ring_y
-    assert centre(seat(mine % size + 1).bounding_box())[0] < own_x
-    assert all(centre(seat(number).bounding_box())[1] <= own_y + 1 for number in order)
+    assert centre(seat(mine % size + 1))[0] < own_x
+    assert all(centre(seat(number))[1] <= own_y + 1 for number in order)
     # The button and the blinds at their seats, the blinds' bets in front of them.
     expect(seat(setup.button).locator(".badge.dealer")).to_have_text("D")
     expect(seat(small).locator(".badge")).to_have_text("SB")
