@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from audit.admin import AppendOnlyAdmin
 from responsible.models import DepositLimit, Exclusion, LocalRegisterEntry
 
 
@@ -11,24 +12,13 @@ class LocalRegisterEntryAdmin(admin.ModelAdmin):
     search_fields = ("national_id",)
 
 
-class ReadOnly(admin.ModelAdmin):
+@admin.register(DepositLimit)
+class DepositLimitAdmin(AppendOnlyAdmin):
     """What the player chose: only he changes it (responsible.services)."""
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(DepositLimit)
-class DepositLimitAdmin(ReadOnly):
     list_display = ("player", "period", "amount", "pending_amount", "pending_from")
 
 
 @admin.register(Exclusion)
-class ExclusionAdmin(ReadOnly):
+class ExclusionAdmin(AppendOnlyAdmin):
     list_display = ("player", "kind", "starts_at", "ends_at")
