@@ -54,6 +54,16 @@ class SignUpForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
     country = forms.ChoiceField(label=_("Country"), choices=_country_choices)
+    national_id = forms.CharField(
+        label=_("National identity number"),
+        required=False,
+        max_length=20,
+        help_text=_(
+            "Residents of Denmark: your CPR number (required). We ask ROFUS, the Danish register of excluded "
+            "players, about it when you sign up and every time you log in. Other players never see it."
+        ),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "inputmode": "numeric"}),
+    )
     preferred_currency = forms.ChoiceField(
         label=_("Preferred currency"),
         choices=[(currency.value, currency.label) for currency in SIGN_UP_CURRENCIES],

@@ -20,7 +20,9 @@ class User(AbstractUser):
     # Carries the room's bounty in every Team Pro bounty event he plays (rule 23's note).
     is_team_pro = models.BooleanField(_("team pro"), default=False)
     # The national identity number the register of excluded players (ROFUS) is asked
-    # about at every log-in (responsible.register); empty: not asked (demo and staff).
+    # about at sign-up and every log-in (responsible.register); one account per
+    # person (rule 21). Empty: not asked (players from abroad who gave none, staff,
+    # the demo's bots); a permanent exclusion moves it to the exclusion.
     national_id = models.CharField(_("national identity number"), max_length=16, blank=True)
 
     class Meta(AbstractUser.Meta):
@@ -44,6 +46,12 @@ class User(AbstractUser):
                 condition=~models.Q(email=""),
                 name="accounts_user_email_ci_unique",
                 violation_error_message=_("An account with that email address already exists."),
+            ),
+            models.UniqueConstraint(
+                fields=["national_id"],
+                condition=~models.Q(national_id=""),
+                name="accounts_user_national_id_unique",
+                violation_error_message=_("An account with that national identity number already exists."),
             ),
         ]
 

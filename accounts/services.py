@@ -9,12 +9,15 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import MinLengthValidator, RegexValidator
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.countries import COUNTRIES
 from accounts.models import User
 from audit.services import audit_log
+from responsible.rules import cpr_valid, national_id_normalized
+from responsible.services import sign_up_refusal
 from wallet.models import Currency
 
 # Cash currencies a player can prefer; T-Money is won, never chosen.
@@ -48,7 +51,19 @@ def _taken(user: User) -> dict[str, ValidationError]:
         taken["screen_name"] = ValidationError(_("That screen name is taken."), code=TAKEN)
     if user.email and others.filter(email__iexact=user.email).exists():
         taken["email"] = ValidationError(_("An account with that email address already exists."), code=TAKEN)
+    if user.national_id and others.filter(national_id=user.national_id).exists():
+        taken["national_id"] = ValidationError(
+            _("An account with that national identity number already exists."), code=TAKEN
+        )
     return taken
+
+
+def _national_id_problem(user: User) -> str | None:
+    if user.country == "DK" and not cpr_valid(user.national_id):
+        return _("Enter your CPR number: ten digits, as on your health insurance card.")
+    if user.national_id and not (user.national_id.isascii() and user.national_id.isalnum()):
+        return _("Use only the letters and digits of your national identity number.")
+    return None
 
 
 def _sign_up_errors(user: User, password: str) -> dict[str, list[ValidationError]]:
@@ -77,6 +92,8 @@ def _sign_up_errors(user: User, password: str) -> dict[str, list[ValidationError
         add("preferred_currency", _("Choose EUR, USD or DKK."))
     if user.language not in dict(settings.LANGUAGES):
         add("language", _("Choose a language from the list."))
+    if problem := _national_id_problem(user):
+        add("national_id", problem)
     for field, message in _taken(user).items():
         add(field, message)
     try:
@@ -95,14 +112,18 @@ def user_sign_up(
     country: str,
     preferred_currency: str,
     language: str,
+    national_id: str = "",
 ) -> User:
     """Open a new person's account and return it, saved but not logged in.
 
     Rule 21 allows one account per person; for now that means username, screen
-    name and email address each unique ignoring case (the integrity tools that
-    look further come later). Raises ValidationError keyed by argument name with
-    every problem found, the password judged by AUTH_PASSWORD_VALIDATORS; a name
-    or address another account has is an error with the code TAKEN. One
+    name, email address and national identity number each unique ignoring case
+    (the integrity tools that look further come later). A person with a national
+    identity number (required of residents of Denmark) is asked about in the
+    national register of excluded players, and refused while it excludes him or
+    within a year of his closing an account here (responsible.services). Raises
+    ValidationError keyed by argument name with every problem found, the password
+    judged by AUTH_PASSWORD_VALIDATORS; a name or address another account has is an error with the code TAKEN. One
     transaction, which the case-insensitive unique constraints back: of two
     sign-ups racing for a name, the second gets the same error as if it had come
     later. Side effect: an `accounts.user.signed_up` audit row, its actor the
@@ -115,10 +136,15 @@ def user_sign_up(
         country=country.strip().upper(),
         preferred_currency=preferred_currency,
         language=language,
+        national_id=national_id_normalized(national_id),
     )
     errors = _sign_up_errors(user, password)
     if errors:
         raise ValidationError(errors)
+    # Asked last, of a person otherwise ready to sign up: the register is a service
+    # of the authorities, not a way to test a form.
+    if user.national_id and (refusal := sign_up_refusal(user.national_id, timezone.now())):
+        raise ValidationError({"national_id": refusal})
     user.set_password(password)
     try:
         with transaction.atomic():

@@ -2,6 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from responsible.models import ExclusionKind, LimitPeriod
+from responsible.reality import EVERY_CHOICES
 from responsible.rules import LONGEST_EXCLUSION_DAYS, SHORTEST_EXCLUSION_DAYS
 from support.forms import AmountField
 
@@ -46,3 +47,15 @@ class ExclusionForm(forms.Form):
         if data.get("kind") == ExclusionKind.TEMPORARY and not data.get("days"):
             self.add_error("days", _("Choose how many days: at least 30."))
         return data
+
+
+def _every_choices() -> list[tuple[str, str]]:
+    return [("", str(_("No reminder")))] + [
+        (str(minutes), str(_("Every %(minutes)d minutes") % {"minutes": minutes})) for minutes in EVERY_CHOICES
+    ]
+
+
+class RealityCheckForm(forms.Form):
+    every = forms.TypedChoiceField(
+        label=_("Remind me"), choices=_every_choices, coerce=int, empty_value=None, required=False
+    )

@@ -43,7 +43,15 @@ class Exclusion(models.Model):
     kind = models.CharField(_("kind"), max_length=10, choices=ExclusionKind.choices)
     starts_at = models.DateTimeField(_("starts"))
     ends_at = models.DateTimeField(_("ends"), null=True, blank=True)  # None: permanent
+    # Staff lift a lock set by mistake (responsible.exclusions.exclusion_lift), with a reason.
     lifted_at = models.DateTimeField(_("lifted"), null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    lift_reason = models.TextField(_("reason for lifting"), blank=True)
+    # A permanent exclusion closes the account: its national identity number moves
+    # here, so that a new account may take it only once the year is over.
+    national_id = models.CharField(_("national identity number"), max_length=16, blank=True, db_index=True)
 
     class Meta:
         indexes = [models.Index(fields=["player", "starts_at"])]
@@ -66,3 +74,26 @@ class LocalRegisterEntry(models.Model):
 
     def __str__(self) -> str:
         return self.national_id
+
+
+class PlayerSession(models.Model):
+    """A signed-in browser session of a player's, so that a break or exclusion can
+    end every one of them at once (responsible.exclusions)."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    session_key = models.CharField(max_length=40, unique=True)
+    started_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.player_id} since {self.started_at}"
+
+
+class RealityCheck(models.Model):
+    """The player's reminder of how long he has played and his net result, every
+    `minutes` of a session (responsible.reality)."""
+
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    minutes = models.PositiveSmallIntegerField(_("every (minutes)"))
+
+    def __str__(self) -> str:
+        return f"{self.player_id} every {self.minutes} min"

@@ -13,6 +13,8 @@ COOLING_OFF = timedelta(hours=24)
 BREAK = timedelta(hours=24)
 SHORTEST_EXCLUSION_DAYS = 30
 LONGEST_EXCLUSION_DAYS = 5 * 366
+# A permanent exclusion closes the account; the person may open a new one after a year.
+NEW_ACCOUNT_AFTER = timedelta(days=365)
 
 
 class Period(StrEnum):
@@ -59,3 +61,31 @@ def period_bounds(period: Period, now: datetime, zone: tzinfo) -> tuple[datetime
         first = today.replace(day=1)
         following = date(first.year + first.month // 12, first.month % 12 + 1, 1)
     return datetime.combine(first, time(), zone), datetime.combine(following, time(), zone)
+
+
+def national_id_normalized(value: str) -> str:
+    """A national identity number as kept: no spaces or hyphens, letters in capitals."""
+    return "".join(value.split()).replace("-", "").upper()
+
+
+def cpr_valid(number: str) -> bool:
+    """A Danish CPR number: ten digits, the first six a date (DDMMYY). The check
+    digit is not asked: numbers issued since 2007 need not pass it."""
+    if len(number) != 10 or not number.isascii() or not number.isdigit():
+        return False
+    day, month = int(number[:2]), int(number[2:4])
+    try:
+        date(2000, month, day)  # a leap year: 29 February is a date
+    except ValueError:
+        return False
+    return True
+
+
+def reminder_due(signed_in_at: datetime, minutes: int, shown: int, now: datetime) -> tuple[int, float]:
+    """The number of the next reminder after the `shown` ones of this session (the
+    first comes `minutes` after the log-in; one missed while away is not repeated),
+    and the seconds until it (0 or less: it is due)."""
+    every = timedelta(minutes=minutes)
+    passed = int((now - signed_in_at) / every)
+    number = max(shown + 1, passed)
+    return number, (signed_in_at + number * every - now).total_seconds()

@@ -14,15 +14,17 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 
 from audit.services import audit_log
-from responsible.models import DepositLimit, Exclusion, LimitPeriod
+from responsible.models import DepositLimit, Exclusion, ExclusionKind, LimitPeriod
 from responsible.register import Answer, exclusion_register
-from responsible.rules import Limit, Period, limit_changed, limit_now, period_bounds
+from responsible.rules import NEW_ACCOUNT_AFTER, Limit, Period, limit_changed, limit_now, period_bounds
 from wallet.models import Transfer, TransferReason
 from wallet.money import format_money
 
 
-class DepositRefused(Exception):
-    """A deposit over a limit, or in a money the limits are not kept in."""
+class ResponsibleRefusal(Exception):
+    """What the player asked is not allowed him (a deposit over a limit, in a money
+    the limits are not kept in, while excluded; a break's length the room does not
+    offer): `message` tells him why."""
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -45,7 +47,7 @@ def deposit_limit_set(*, player: AbstractBaseUser, period: str, amount: int | No
     if period not in LimitPeriod.values:
         raise ValueError(f"Unknown period {period!r}.")
     if amount is not None and amount <= 0:
-        raise DepositRefused(_("A limit is an amount above 0; to have none, remove it."))
+        raise ResponsibleRefusal(_("A limit is an amount above 0; to have none, remove it."))
     currency = getattr(player, "preferred_currency", "EUR")
     with transaction.atomic():
         row, _created = DepositLimit.objects.select_for_update().get_or_create(
@@ -91,10 +93,10 @@ def deposit_limit_cancel(*, player: AbstractBaseUser, period: str, now: datetime
 
 
 def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime) -> None:
-    """In the deposit's transaction: DepositRefused unless every limit of the player's
+    """In the deposit's transaction: ResponsibleRefusal unless every limit of the player's
     in force leaves room for `amount` in this period. Locks his limits."""
     if (exclusion := exclusion_running(player_id, now)) is not None:
-        raise DepositRefused(exclusion_message(exclusion))
+        raise ResponsibleRefusal(exclusion_message(exclusion))
     rows = list(DepositLimit.objects.select_for_update().filter(player_id=player_id).order_by("period"))
     zone = ZoneInfo(settings.ROOM_TIME_ZONE)
     for row in rows:
@@ -104,7 +106,7 @@ def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime
         if limit.amount is None:
             continue
         if currency != row.currency:
-            raise DepositRefused(
+            raise ResponsibleRefusal(
                 _("Your deposit limits are kept in %(currency)s: deposit in %(currency)s.") % {"currency": row.currency}
             )
         start, resets = period_bounds(Period(row.period), now, zone)
@@ -118,7 +120,7 @@ def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime
             or 0
         )
         if deposited + amount > limit.amount:
-            raise DepositRefused(
+            raise ResponsibleRefusal(
                 _(
                     "This deposit is over your %(period)s deposit limit of %(limit)s (%(deposited)s deposited so far); "
                     "the limit resets %(resets)s."
@@ -162,6 +164,36 @@ def login_refusal(user: AbstractBaseUser, now: datetime) -> str | None:
         return None
     answer = exclusion_register().check(national_id)
     audit_log(action=f"responsible.register.{answer}", subject=user, data={"at": now.isoformat()})
+    return _register_refusal(answer)
+
+
+def sign_up_refusal(national_id: str, now: datetime) -> str | None:
+    """Why a new account for the person with `national_id` may not be opened now, or
+    None: he closed one by a permanent exclusion less than a year ago, or the national
+    register excludes him or does not answer."""
+    closed = (
+        Exclusion.objects.filter(
+            national_id=national_id,
+            kind=ExclusionKind.PERMANENT,
+            lifted_at__isnull=True,
+            starts_at__gt=now - NEW_ACCOUNT_AFTER,
+        )
+        .order_by("-starts_at")
+        .first()
+    )
+    if closed is not None:
+        zone = ZoneInfo(settings.ROOM_TIME_ZONE)
+        return _(
+            "You closed your account here by a permanent self-exclusion on %(closed)s: "
+            "a new account can be opened from %(opens)s."
+        ) % {
+            "closed": formats.date_format(closed.starts_at.astimezone(zone), "DATE_FORMAT"),
+            "opens": formats.date_format((closed.starts_at + NEW_ACCOUNT_AFTER).astimezone(zone), "DATE_FORMAT"),
+        }
+    return _register_refusal(exclusion_register().check(national_id))
+
+
+def _register_refusal(answer: Answer) -> str | None:
     if answer == Answer.EXCLUDED:
         return _("You are registered in ROFUS, the Danish register of excluded players: you cannot play here.")
     if answer == Answer.UNAVAILABLE:

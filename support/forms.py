@@ -146,6 +146,10 @@ class MuteForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=200)
 
 
+class LiftForm(forms.Form):
+    reason = forms.CharField(label=_("Why it was set by mistake"), max_length=500)
+
+
 class ChatLogForm(forms.Form):
     tournament = forms.IntegerField(label=_("Tournament #"), min_value=1)
     table = forms.IntegerField(label=_("Table"), min_value=1)

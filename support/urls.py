@@ -1,6 +1,6 @@
 from django.urls import path
 
-from support import conduct_views, integrity_views, views
+from support import conduct_views, integrity_views, responsible_views, views
 
 app_name = "support"
 urlpatterns = [
@@ -13,6 +13,7 @@ urlpatterns = [
     path("players/<int:pk>/tmoney/", views.tmoney, name="tmoney"),
     path("players/<int:pk>/tickets/", views.ticket, name="ticket"),
     path("players/<int:pk>/mute/", conduct_views.mute, name="mute"),
+    path("players/<int:pk>/exclusions/<int:exclusion_id>/lift/", responsible_views.lift, name="lift"),
     path("chat/", conduct_views.chat_log, name="chat_log"),
     path("seats/", conduct_views.seat_transfer, name="seat_transfer"),
     path("integrity/", integrity_views.flags, name="integrity"),

@@ -15,8 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from audit.models import AuditEntry
-from responsible.selectors import limits_shown
+from responsible.selectors import exclusions_shown, limits_shown, responsible_history
 from support.forms import AdjustForm, DepositForm, MuteForm, PlayerSearchForm, TicketForm, TMoneyForm
 from support.models import Ticket, TicketStatus
 from tournaments.models import ChatMute, Tournament
@@ -200,15 +199,10 @@ def _wallet_page(request, player, **bound):
         "history": history,
         "forms": forms,
         "limits": limits_shown(player, timezone.now()),
-        "limit_changes": AuditEntry.objects.filter(
-            action__startswith="responsible.", subject_type="accounts.user", subject_id=str(player.pk)
-        ).order_by("-pk")[:LIMIT_CHANGES_SHOWN],
+        "exclusions": exclusions_shown(player, timezone.now()),
+        "responsible_history": responsible_history(player),
     }
     return render(request, "support/player_wallet.html", context, status=400 if bound else 200)
-
-
-# The latest responsible-gaming changes on the console; the audit log keeps them all.
-LIMIT_CHANGES_SHOWN = 10
 
 
 def _history_row(row: dict, tournament: Tournament | None) -> dict:

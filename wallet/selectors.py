@@ -4,6 +4,7 @@ Only the owner's own accounts are ever read here; a page that shows a wallet pas
 the user whose wallet it is, never an id from the request.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -85,3 +86,12 @@ def wallet_history(user) -> QuerySet:
         .order_by("-created_at", "-pk")
         .values("pk", "created_at", "reason", "signed_amount", "currency", "memo", "counterpart_ref", "idempotency_key")
     )
+
+
+def wallet_net(user, *, since: datetime, reasons: Iterable[str]) -> dict[str, int]:
+    """What the transfers for `reasons` since `since` moved into (+) and out of (-)
+    the player's own accounts, per currency; a currency they left even is kept."""
+    net: dict[str, int] = {}
+    for row in wallet_history(user).filter(created_at__gte=since, reason__in=list(reasons)):
+        net[row["currency"]] = net.get(row["currency"], 0) + row["signed_amount"]
+    return net

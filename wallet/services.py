@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import AuditRecord, audit_log_many
 from live.outbox import record
-from responsible.services import DepositRefused, deposit_allowed
+from responsible.services import ResponsibleRefusal, deposit_allowed
 from wallet.events import BalancesChanged
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
@@ -310,7 +310,7 @@ def deposit_create(
         if not Transfer.objects.filter(idempotency_key=idempotency_key).exists():
             try:
                 deposit_allowed(player_id=user.pk, currency=currency, amount=amount, now=timezone.now())
-            except DepositRefused as refused:
+            except ResponsibleRefusal as refused:
                 raise WalletError(refused.message) from refused
         outside = account_get(external_account_spec(currency))
         return transfer_create(

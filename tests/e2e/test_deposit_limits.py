@@ -1,15 +1,20 @@
 """Responsible gaming in a real browser (issue 30): a player sets a deposit limit from
-his wallet (lower at once, higher pending and cancelled, by keyboard alone), and takes
-a break: he is logged out, told where to get help, and refused at the next log-in;
-axe-core finds no serious violation on the pages."""
+his wallet (lower at once, higher pending and cancelled, by keyboard alone), chooses a
+reality check and is reminded, and takes a break: he is logged out, told where to get
+help, and refused at the next log-in; axe-core finds no serious violation on the pages."""
 
 import re
+from datetime import timedelta
+from importlib import import_module
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from responsible.models import DepositLimit
+from responsible.signals import SIGNED_IN_AT
 from tests.e2e.test_accessibility import serious_violations
 from tests.e2e.test_live import log_in
 from tests.factories import UserFactory
@@ -23,7 +28,7 @@ def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
     player.save()
     log_in(page, "greta")
     page.goto(reverse("lobby:wallet"))
-    page.get_by_role("link", name="Deposit limits").click()
+    page.get_by_role("link", name=re.compile(r"^Responsible gaming:")).click()
 
     page.get_by_label("Period").select_option("day")
     amount = page.get_by_role("textbox", name=re.compile(r"^Limit"))
@@ -64,3 +69,31 @@ def test_a_player_takes_a_break_is_logged_out_told_where_to_get_help_and_cannot_
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_text("You have chosen a break from play until")).to_be_visible()
     expect(page.get_by_role("button", name="Log out")).to_have_count(0)
+
+
+def test_a_player_chooses_a_reality_check_and_is_reminded_in_a_dialog_he_closes_by_keyboard(page):
+    player = UserFactory(username="ines", preferred_currency="EUR")
+    player.set_password("correct horse battery")
+    player.save()
+    log_in(page, "ines")
+    page.goto(reverse("responsible:limits"))
+    page.get_by_label("Remind me").select_option("15")
+    page.get_by_role("button", name="Save the reminder").click()
+    expect(page.get_by_text("You will be reminded every 15 minutes of play.")).to_be_visible()
+
+    # As if he had logged in 15 minutes ago, less two seconds.
+    key = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == settings.SESSION_COOKIE_NAME)
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    session[SIGNED_IN_AT] = (timezone.now() - timedelta(minutes=15) + timedelta(seconds=2)).isoformat()
+    session.save()
+    page.goto(reverse("lobby:wallet"))
+
+    reminder = page.get_by_role("dialog", name="Reality check")
+    expect(reminder).to_be_visible(timeout=15_000)
+    expect(reminder).to_contain_text("You have been logged in for 1")  # 14 or 15 minutes
+    expect(reminder).to_contain_text("Your net result since you logged in: €0")
+    expect(reminder.get_by_role("button", name="Keep playing")).to_be_focused()
+    assert serious_violations(page) == []
+    page.keyboard.press("Enter")
+    expect(reminder).to_have_count(0)
+    expect(page.locator("#reality-check[hx-trigger]")).to_have_count(1)  # the next one is asked for

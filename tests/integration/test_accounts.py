@@ -1,6 +1,7 @@
 """Accounts: sign up, log in and out, change password; rate limits; one account per
 person (rule 21) as far as unique names and addresses go."""
 
+import itertools
 import threading
 from datetime import timedelta
 from types import SimpleNamespace
@@ -31,6 +32,14 @@ GOOD_PASSWORD = "queen of spades 42"
 PLAYER_PASSWORD = "correct horse battery"  # tests/factories.py
 
 
+CPR_NUMBERS = itertools.count(1)
+
+
+def cpr() -> str:
+    """A CPR number no other account in the test has (born 1 January 1990)."""
+    return f"010190{next(CPR_NUMBERS):04d}"
+
+
 def sign_up_form(**overrides) -> dict:
     return {
         "username": "carla",
@@ -39,6 +48,7 @@ def sign_up_form(**overrides) -> dict:
         "password": GOOD_PASSWORD,
         "password_confirm": GOOD_PASSWORD,
         "country": "DK",
+        "national_id": cpr(),
         "preferred_currency": "DKK",
         "language": "en",
         **overrides,
@@ -186,7 +196,7 @@ def test_the_service_reports_every_problem_by_argument(player):
             language="fr",
         )
 
-    expected = {"username", "screen_name", "email", "password", "preferred_currency", "language"}
+    expected = {"username", "screen_name", "email", "password", "preferred_currency", "language", "national_id"}
     assert set(caught.value.message_dict) == expected
 
 
@@ -217,6 +227,7 @@ def test_of_two_sign_ups_racing_for_one_screen_name_exactly_one_wins(transaction
                 email=f"{username}@example.com",
                 password=GOOD_PASSWORD,
                 country="DK",
+                national_id=cpr(),
                 preferred_currency="EUR",
                 language="en",
             )

@@ -30,12 +30,14 @@ from drf_spectacular.generators import SchemaGenerator
 
 from accounts.forms import SignUpForm
 from deals.services import proposal_create
-from responsible.forms import DepositLimitForm, ExclusionForm
+from responsible.exclusions import exclusion_start
+from responsible.forms import DepositLimitForm, ExclusionForm, RealityCheckForm
 from support.forms import (
     AdjustForm,
     ChatLogForm,
     DepositForm,
     FlagDecisionForm,
+    LiftForm,
     MuteForm,
     PlayerSearchForm,
     PrizeDecisionForm,
@@ -184,6 +186,14 @@ def world_people() -> World:
     return _people(World())
 
 
+def world_excluded() -> World:
+    """Bob on a 24-hour break: a lock staff may lift."""
+    world = _people(World())
+    exclusion = exclusion_start(player=world.users["other"], kind="break", now=timezone.now())
+    world.ids["exclusion"] = exclusion.pk
+    return world
+
+
 WORLDS: dict[str, Callable[[], World]] = {
     "people": world_people,
     "open": world_open,
@@ -193,6 +203,7 @@ WORLDS: dict[str, Callable[[], World]] = {
     "under_way": world_under_way,
     "deal": world_deal,
     "flag": world_flag,
+    "excluded": world_excluded,
 }
 
 
@@ -274,6 +285,13 @@ FORMS = [
         world="people",
     ),
     Probe(
+        "reality check",
+        "post",
+        lambda world: reverse("responsible:limits"),
+        lambda world: {**form_fields(RealityCheckForm, {"every": "30"})(world), "reality": "1"},
+        world="people",
+    ),
+    Probe(
         "leader board",
         "get",
         lambda world: reverse("lobby:leader_board", args=["tournament", "month"]),
@@ -293,6 +311,7 @@ FORMS = [
                     "password": "a long enough passphrase",
                     "password_confirm": "a long enough passphrase",
                     "country": "DK",
+                    "national_id": "0101901234",
                     "preferred_currency": "EUR",
                     "language": "en",
                 },
@@ -355,6 +374,15 @@ FORMS = [
         "post",
         lambda world: reverse("support:mute", args=[world.users["player"].pk]),
         form_fields(MuteForm, {"minutes": "60", "reason": "Abuse"}),
+        who="staff",
+        plain_text=frozenset({"reason"}),
+    ),
+    Probe(
+        "support lift",
+        "post",
+        lambda world: reverse("support:lift", args=[world.users["other"].pk, world.ids["exclusion"]]),
+        form_fields(LiftForm, {"reason": "Set by mistake: the player asked for a limit"}),
+        world="excluded",
         who="staff",
         plain_text=frozenset({"reason"}),
     ),
@@ -760,6 +788,7 @@ NO_INPUT = {
     "lobby:player_results",
     "lobby:registration_row",
     "lobby:registration_card",
+    "responsible:reality_check",
     "accounts:logout",
     "accounts:password_change_done",
     "support:home",

@@ -150,7 +150,9 @@ def test_staff_see_the_players_limits_and_their_changes_read_only_and_a_player_m
     assert "No limit from" in row
     changes = page.split('class="limit-changes"')[1].split("</ul>")[0]
     assert changes.count("<li>") == 2
-    assert "Read-only: only the player changes his limits." in page
+    assert "Monthly limit: removal asked" in changes
+    assert "Monthly limit: €300 asked" in changes
+    assert "Read-only: only the player changes his limits" in page
     nosy = Client()
     nosy.force_login(UserFactory(username="nosy"))
     assert nosy.get(f"/support/players/{player.pk}/").status_code in (302, 403)

@@ -11,10 +11,11 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
+from accounts.models import User
 from audit.models import AuditEntry
 from responsible.exclusions import exclusion_start
-from responsible.models import Exclusion
-from responsible.services import DepositRefused
+from responsible.models import Exclusion, PlayerSession
+from responsible.services import ResponsibleRefusal
 from tests.factories import TournamentFactory, UserFactory
 from tests.tables import started
 from tournaments.models import Entry, EntryStatus
@@ -78,7 +79,7 @@ def test_a_seated_player_who_excludes_himself_is_sat_out_and_keeps_what_he_wins(
 
 def test_a_permanent_exclusion_closes_the_account_and_a_too_short_one_is_refused():
     player = funded("jon")
-    with pytest.raises(DepositRefused, match="from 30 to"):
+    with pytest.raises(ResponsibleRefusal, match="from 30 to"):
         exclusion_start(player=player, kind="temporary", days=7, now=timezone.now())
     exclusion_start(player=player, kind="permanent", now=timezone.now())
     page = Client().post("/accounts/login/", {"username": "jon", "password": PASSWORD})
@@ -103,3 +104,87 @@ def test_the_player_takes_a_break_on_his_page_is_logged_out_and_told_where_to_ge
     assert "Center for Ludomani" in page.text
     assert client.get("/wallet/").status_code == 302  # logged out
     assert Exclusion.objects.get(player=player).kind == "break"
+
+
+def test_an_exclusion_ends_every_session_and_the_api_token_of_the_player_at_once():
+    player = funded("lea")
+    phone, desktop = Client(), Client()
+    for browser in (phone, desktop):
+        assert browser.post("/accounts/login/", {"username": "lea", "password": PASSWORD}).status_code == 302
+    token = (
+        Client()
+        .post("/api/v1/auth/token/", {"username": "lea", "password": PASSWORD}, content_type="application/json")
+        .json()["token"]
+    )
+    assert desktop.get("/wallet/").status_code == 200
+
+    assert phone.post("/responsible-gaming/limits/", {"exclude": "1", "kind": "break", "sure": "on"}).status_code == 200
+
+    assert desktop.get("/wallet/").status_code == 302  # logged out there too
+    assert Client().get("/api/v1/wallet/", HTTP_AUTHORIZATION=f"Token {token}").status_code == 401
+    assert not PlayerSession.objects.filter(player=player).exists()
+
+
+def test_a_permanent_exclusion_closes_the_account_and_a_new_one_only_after_a_year():
+    player = funded("max")
+    User.objects.filter(pk=player.pk).update(national_id="0303905678")
+    player.refresh_from_db()
+
+    exclusion_start(player=player, kind="permanent", now=timezone.now())
+
+    player.refresh_from_db()
+    assert (player.national_id, Exclusion.objects.get(player=player).national_id) == ("", "0303905678")
+    form = {
+        "username": "max2",
+        "screen_name": "Max Again",
+        "email": "max2@example.com",
+        "password": "queen of spades 42",
+        "password_confirm": "queen of spades 42",
+        "country": "DK",
+        "national_id": "030390-5678",
+        "preferred_currency": "EUR",
+        "language": "en",
+    }
+    refused = Client().post("/accounts/signup/", form)
+    assert refused.status_code == 400
+    assert "You closed your account here by a permanent self-exclusion" in refused.text
+    assert not User.objects.filter(username="max2").exists()
+
+    Exclusion.objects.filter(player=player).update(starts_at=timezone.now() - timedelta(days=366))
+    assert Client().post("/accounts/signup/", form).status_code == 302
+    assert User.objects.get(username="max2").national_id == "0303905678"
+    page = Client().post("/accounts/login/", {"username": "max", "password": PASSWORD})
+    assert "this account is closed" in page.text  # the old one stays closed
+
+
+def test_staff_lift_a_lock_set_by_mistake_with_a_reason_and_nobody_else_may():
+    player = funded("nils")
+    User.objects.filter(pk=player.pk).update(national_id="0404906789")
+    exclusion = exclusion_start(player=player, kind="permanent", now=timezone.now())
+    lift = f"/support/players/{player.pk}/exclusions/{exclusion.pk}/lift/"
+    staff = Client()
+    staff.force_login(UserFactory(username="sue", is_staff=True))
+    nosy = Client()
+    nosy.force_login(UserFactory(username="nosy"))
+
+    assert Client().post(lift, {"reason": "mistake"}).status_code == 302  # to the log-in page
+    assert nosy.post(lift, {"reason": "mistake"}).status_code == 403
+    blank = staff.post(lift, {"reason": "  "}, follow=True)
+    assert "Say why the lock is lifted" in blank.text
+    assert Exclusion.objects.get(pk=exclusion.pk).lifted_at is None
+    page = staff.get(f"/support/players/{player.pk}/").text
+    assert f'id="exclusion-{exclusion.pk}"' in page
+    assert "(running)" in page
+
+    lifted = staff.post(lift, {"reason": "He chose it for a friend's account by mistake"}, follow=True)
+
+    assert "The lock is lifted" in lifted.text
+    assert "He chose it for a friend" in lifted.text
+    exclusion.refresh_from_db()
+    assert exclusion.lifted_at is not None
+    assert User.objects.get(pk=player.pk).national_id == "0404906789"  # the account is open again
+    entry = AuditEntry.objects.get(action="responsible.exclusion.lifted")
+    assert (entry.actor.username, entry.reason) == ("sue", "He chose it for a friend's account by mistake")
+    assert Client().post("/accounts/login/", {"username": "nils", "password": PASSWORD}).status_code == 302
+    again = staff.post(lift, {"reason": "twice"}, follow=True)
+    assert "This break or exclusion is over already" in again.text

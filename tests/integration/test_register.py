@@ -13,6 +13,7 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from accounts.models import User
 from audit.models import AuditEntry
 from responsible.models import LocalRegisterEntry
 from responsible.register import Answer, HttpRegister, LocalRegister
@@ -60,7 +61,7 @@ class FakeRegister(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeRegister.asked.append((self.headers.get("Authorization"), body))
-        national_id = body.get("national_id")
+        national_id = str(body.get("national_id")).lower()
         if national_id == "slow":
             time.sleep(2)
         status, answer = {
@@ -120,3 +121,43 @@ def test_log_in_asks_the_register_and_a_silent_register_lets_nobody_play(fake_re
     staff.set_password(PASSWORD)
     staff.save()
     assert log_in("staff", **register).status_code == 302
+
+
+def sign_up(username: str, country: str, national_id: str, **settings):
+    form = {
+        "username": username,
+        "screen_name": username.title(),
+        "email": f"{username}@example.com",
+        "password": "queen of spades 42",
+        "password_confirm": "queen of spades 42",
+        "country": country,
+        "national_id": national_id,
+        "preferred_currency": "DKK",
+        "language": "en",
+    }
+    with override_settings(**settings):
+        return Client().post("/accounts/signup/", form)
+
+
+def test_sign_up_asks_the_register_and_refuses_an_excluded_person_or_a_silent_register(fake_register):
+    LocalRegisterEntry.objects.create(national_id="0101901234", excluded_until=None)
+
+    excluded = sign_up("oskar", "DK", "010190-1234")
+    assert excluded.status_code == 400
+    assert "You are registered in ROFUS" in excluded.text
+    no_cpr = sign_up("oskar", "DK", "")
+    assert no_cpr.status_code == 400
+    assert "Enter your CPR number" in no_cpr.text
+    not_a_date = sign_up("oskar", "DK", "3202901234")
+    assert "Enter your CPR number" in not_a_date.text
+    silent = sign_up("oskar", "SE", "slow", ROFUS_URL=fake_register, ROFUS_TOKEN=TOKEN, ROFUS_TIMEOUT_SECONDS=0.3)
+    assert silent.status_code == 400
+    assert "We cannot reach ROFUS" in silent.text
+    assert not User.objects.filter(username="oskar").exists()
+
+    assert sign_up("oskar", "DK", "0202 90 5678").status_code == 302
+    assert User.objects.get(username="oskar").national_id == "0202905678"
+    taken = sign_up("olga", "DK", "0202905678")
+    assert taken.status_code == 400
+    assert "An account with that national identity number already exists" in taken.text
+    assert sign_up("pia", "SE", "", ROFUS_URL=fake_register).status_code == 302  # from abroad, none given: not asked
