@@ -84,6 +84,11 @@ def test_a_permanent_exclusion_closes_the_account_and_a_too_short_one_is_refused
     exclusion_start(player=player, kind="permanent", now=timezone.now())
     page = Client().post("/accounts/login/", {"username": "jon", "password": PASSWORD})
     assert "this account is closed" in page.text
+    api = Client().post(
+        "/api/v1/auth/token/", {"username": "jon", "password": PASSWORD}, content_type="application/json"
+    )
+    assert api.status_code == 403
+    assert "this account is closed" in api.json()["message"]
 
 
 def test_the_player_takes_a_break_on_his_page_is_logged_out_and_told_where_to_get_help():
@@ -188,3 +193,21 @@ def test_staff_lift_a_lock_set_by_mistake_with_a_reason_and_nobody_else_may():
     assert Client().post("/accounts/login/", {"username": "nils", "password": PASSWORD}).status_code == 302
     again = staff.post(lift, {"reason": "twice"}, follow=True)
     assert "This break or exclusion is over already" in again.text
+
+
+def test_a_session_that_outlived_the_break_is_still_refused_registration_through_the_api_and_pages():
+    player = funded("olav")
+    event = TournamentFactory(buy_in=1000, fee=100)
+    exclusion_start(player=player, kind="break", now=timezone.now())
+    client = Client()
+    client.force_login(player)  # as if a session had slipped past the log-out
+
+    api = client.post(f"/api/v1/tournaments/{event.pk}/registration/", {}, content_type="application/json")
+
+    assert api.status_code in (400, 403, 409)
+    assert api.json()["code"] == "self_excluded"
+    assert "break from play until" in api.json()["message"]
+    page = client.post(f"/tournaments/{event.pk}/register/", follow=True)  # back to the event, told why
+    assert "break from play until" in page.text
+    assert not Entry.objects.filter(player=player).exists()
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 10_000
