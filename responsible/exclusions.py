@@ -6,6 +6,7 @@ form paid; at a table he is sat out, so the rules play his stack as an absent
 player's (rule 18.4), and prizes are paid as won. Every browser session and API
 token of his ends at once. Staff lift a lock set by mistake, with a reason."""
 
+import json
 from datetime import datetime, timedelta
 from importlib import import_module
 
@@ -17,6 +18,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.models import User
 from audit.services import audit_log
+from live.sending import send as live_send
 from responsible.models import Exclusion, ExclusionKind, PlayerSession
 from responsible.rules import BREAK, LONGEST_EXCLUSION_DAYS, SHORTEST_EXCLUSION_DAYS
 from responsible.services import ResponsibleRefusal
@@ -76,6 +78,8 @@ def _signed_out_everywhere(player_id: int) -> None:
         store().delete(key)
     sessions.delete()
     Token.objects.filter(user_id=player_id).delete()
+    # His open pages load again, logged out; their sockets close with them.
+    transaction.on_commit(lambda: live_send(f"user-{player_id}", json.dumps({"signed_out": True})))
 
 
 def exclusion_lift(*, exclusion_id: int, staff: AbstractBaseUser, reason: str, now: datetime) -> Exclusion:

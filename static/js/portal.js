@@ -166,6 +166,7 @@
   function receive(text) {
     if (text.charAt(0) === "{") {
       var command = JSON.parse(text);
+      if (command.signed_out) { location.reload(); return; } // a break or exclusion ended his session
       if (command.reload) reload();
       (command.refresh || []).forEach(refresh);
       return;

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from responsible.models import DepositLimit
 from responsible.signals import SIGNED_IN_AT
 from tests.e2e.test_accessibility import serious_violations
-from tests.e2e.test_live import log_in
+from tests.e2e.test_live import listening, log_in
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -97,3 +97,22 @@ def test_a_player_chooses_a_reality_check_and_is_reminded_in_a_dialog_he_closes_
     page.keyboard.press("Enter")
     expect(reminder).to_have_count(0)
     expect(page.locator("#reality-check[hx-trigger]")).to_have_count(1)  # the next one is asked for
+
+
+def test_a_break_taken_on_one_device_logs_out_the_page_open_on_another_at_once(asgi_page):
+    player = UserFactory(username="jens", preferred_currency="EUR")
+    player.set_password("correct horse battery")
+    player.save()
+    desktop, phone = asgi_page(), asgi_page()
+    log_in(desktop, "jens")
+    listening(desktop, reverse("lobby:lobby"))
+    log_in(phone, "jens")
+    phone.goto(reverse("responsible:limits"))
+
+    phone.get_by_label("24-hour break").check()
+    phone.get_by_label("I understand that I cannot play or deposit until it ends.").check()
+    phone.get_by_role("button", name="Start it now").click()
+
+    expect(phone.get_by_role("heading", name="Your break has started")).to_be_visible()
+    expect(desktop.get_by_role("link", name="Log in")).to_be_visible()  # the lobby loaded again, logged out
+    expect(desktop.get_by_role("button", name="Log out")).to_have_count(0)
