@@ -2,7 +2,7 @@
 accessible: the page gives it a title and, beside it, a table of the same numbers
 (the template's job); these functions only place the marks."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,16 +26,30 @@ def _scale(values: Sequence[int]) -> tuple[int, int]:
     return low, high if high > low else low + 1
 
 
-def line_chart(values: Sequence[int]) -> Chart:
-    """A line through `values`, evenly spaced from left to right."""
+def line_chart(points: Sequence[tuple[datetime, int]]) -> Chart:
+    """A line through `points` (instant, value), each placed by its instant: a quiet
+    hour takes the room an hour takes, not one step like a busy minute."""
+    values = [value for _, value in points]
     low, high = _scale(values)
-    span_x = max(1, len(values) - 1)
+    x = _time_axis([at for at, _ in points])
 
     def y(value: int) -> float:
         return round(HEIGHT - PAD - (value - low) / (high - low) * (HEIGHT - 2 * PAD), 1)
 
-    dots = tuple((round(PAD + index / span_x * (WIDTH - 2 * PAD), 1), y(value)) for index, value in enumerate(values))
+    dots = tuple((x(at), y(value)) for at, value in points)
     return Chart(WIDTH, HEIGHT, " ".join(f"{x},{y}" for x, y in dots), dots, (), y(0), low, high)
+
+
+def _time_axis(instants: Sequence[datetime]) -> Callable[[datetime], float]:
+    """Where on the x axis an instant lies, the first of `instants` at the left edge
+    and the last at the right."""
+    first, last = (min(instants), max(instants)) if instants else (None, None)
+    span = (last - first).total_seconds() if first and last and last > first else 1.0
+
+    def x(at: datetime) -> float:
+        return round(PAD + (at - first).total_seconds() / span * (WIDTH - 2 * PAD), 1) if first else PAD
+
+    return x
 
 
 def bar_chart(values: Sequence[int]) -> Chart:
@@ -70,11 +84,7 @@ def time_chart(series: Sequence[Sequence[tuple[datetime, int]]]) -> Lines:
     instants = [at for points in series for at, _ in points]
     values = [value for points in series for _, value in points]
     low, high = _scale(values or [0])
-    first, last = (min(instants), max(instants)) if instants else (None, None)
-    span = (last - first).total_seconds() if first and last and last > first else 1.0
-
-    def x(at: datetime) -> float:
-        return round(PAD + (at - first).total_seconds() / span * (WIDTH - 2 * PAD), 1) if first else PAD
+    x = _time_axis(instants)
 
     def y(value: int) -> float:
         return round(HEIGHT - PAD - (value - low) / (high - low) * (HEIGHT - 2 * PAD), 1)

@@ -114,8 +114,8 @@ def player_results(request, user_id: int):
     charts = []
     for currency in currencies:
         over_time = running_total(results, currency, own=own)
-        # From 0 before the first event.
-        chart = line_chart([0, *(total for _, total in over_time)])
+        # From 0 before the first event: a step up or down at each one.
+        chart = line_chart([(over_time[0][0], 0), *over_time])
         charts.append({"currency": currency, "chart": chart, "rows": over_time})
     response = render(
         request,

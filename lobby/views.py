@@ -462,8 +462,8 @@ def _charts(tournament: Tournament, payouts) -> dict:
         "leaders_chart": time_chart([leader.stacks for leader in leaders]) if leaders else None,
         "prize_chart": bar_chart(list(payouts.places[:PRIZE_CHART_PLACES])) if payouts.places else None,
         "field": field,
-        "field_chart": line_chart([point.players_left for point in field]) if len(field) > 1 else None,
-        "stack_chart": line_chart([point.average_stack for point in field]) if len(field) > 1 else None,
+        "field_chart": line_chart([(point.at, point.players_left) for point in field]) if len(field) > 1 else None,
+        "stack_chart": line_chart([(point.at, point.average_stack) for point in field]) if len(field) > 1 else None,
     }
 
 
