@@ -76,7 +76,14 @@ def _history_text(entry: AuditEntry) -> str:
         return _("ROFUS answered: %(answer)s") % {"answer": REGISTER_ANSWERS.get(kind, kind)}
     if kind.startswith("exclusion."):
         return _exclusion_text(kind.removeprefix("exclusion."), entry)
-    data = entry.data
+    if kind == "reality_check.changed":
+        if entry.data.get("every") is None:
+            return _("Reality check: none")
+        return _("Reality check: every %(minutes)d minutes") % {"minutes": entry.data["every"]}
+    return _limit_text(kind, entry.data)
+
+
+def _limit_text(kind: str, data: dict) -> str:
     period = LimitPeriod(data["period"]).label
     if kind == "deposit_limit.pending_cancelled":
         return _("%(period)s limit: the pending change cancelled") % {"period": period}

@@ -14,7 +14,9 @@ from django.test import Client
 from django.utils import timezone
 
 from audit.models import AuditEntry
+from responsible.exclusions import exclusion_start
 from responsible.models import DepositLimit
+from responsible.reality import reality_check_set
 from responsible.services import deposit_limit_cancel, deposit_limit_set
 from tests.factories import UserFactory
 from tests.integration.test_registration_concurrency import race
@@ -139,6 +141,8 @@ def test_staff_see_the_players_limits_and_their_changes_read_only_and_a_player_m
     player = UserFactory(username="erik")
     deposit_limit_set(player=player, period="month", amount=30_000, now=timezone.now())
     deposit_limit_set(player=player, period="month", amount=None, now=timezone.now())  # pending removal
+    reality_check_set(player=player, minutes=30)
+    exclusion_start(player=player, kind="break", now=timezone.now())
     staff = UserFactory(username="sue", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(staff)
@@ -149,7 +153,9 @@ def test_staff_see_the_players_limits_and_their_changes_read_only_and_a_player_m
     assert "€300" in row
     assert "No limit from" in row
     changes = page.split('class="limit-changes"')[1].split("</ul>")[0]
-    assert changes.count("<li>") == 2
+    assert changes.count("<li>") == 4
+    assert "24-hour break until" in changes
+    assert "Reality check: every 30 minutes" in changes
     assert "Monthly limit: removal asked" in changes
     assert "Monthly limit: €300 asked" in changes
     assert "Read-only: only the player changes his limits" in page
