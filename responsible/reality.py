@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from math import ceil
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,8 +34,9 @@ PLAY_REASONS = (
 )
 # The session's count of the reminders shown so far.
 SHOWN = "responsible.reality_shown"
-# Read on every page a signed-in player opens; changed only by reality_check_set.
-_CACHE_SECONDS = 3600
+# Read on every page a signed-in player opens: kept in each process for a minute, so
+# that a page costs no round trip; a change shows in the other processes within it.
+_CACHE_SECONDS = 60
 
 
 def _cache_key(player_id: int) -> str:
@@ -44,6 +45,7 @@ def _cache_key(player_id: int) -> str:
 
 def reality_check_minutes(player_id: int) -> int | None:
     """Every how many minutes the player is reminded, or None: no reminder."""
+    cache = caches["local"]
     minutes = cache.get(_cache_key(player_id))
     if minutes is None:
         found = RealityCheck.objects.filter(player_id=player_id).values_list("minutes", flat=True).first()
@@ -62,7 +64,7 @@ def reality_check_set(*, player: AbstractBaseUser, minutes: int | None) -> None:
         else:
             RealityCheck.objects.update_or_create(player_id=player.pk, defaults={"minutes": minutes})
         audit_log(action="responsible.reality_check.changed", subject=player, actor=player, data={"every": minutes})
-    cache.delete(_cache_key(player.pk))
+    caches["local"].delete(_cache_key(player.pk))
 
 
 @dataclass(frozen=True)
