@@ -37,7 +37,9 @@ def _normalized_screen_name(screen_name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", screen_name).split())
 
 
-# The code of the errors that say an account exists: whoever reads them learns whose.
+# The code of the errors that tell something of a person (an account exists; an
+# account may not be opened for his national identity number): whoever reads them
+# learns it, so the sign-up's limit counts them.
 TAKEN = "taken"
 
 
@@ -144,7 +146,7 @@ def user_sign_up(
     # Asked last, of a person otherwise ready to sign up: the register is a service
     # of the authorities, not a way to test a form.
     if user.national_id and (refusal := sign_up_refusal(user.national_id, timezone.now())):
-        raise ValidationError({"national_id": refusal})
+        raise ValidationError({"national_id": ValidationError(refusal, code=TAKEN)})
     user.set_password(password)
     try:
         with transaction.atomic():

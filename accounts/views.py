@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import LogInForm, SignUpForm
 from accounts.rate_limit import SIGN_UP_LIMIT, attempt_forgive, client_address, over_limit
 from accounts.services import TAKEN, user_sign_up
+from responsible.signals import session_key_changed
 
 
 def too_many_attempts(request, retry_after: int):
@@ -138,6 +139,14 @@ class LogOut(auth_views.LogoutView):
 class PasswordChange(FormErrorIs400, auth_views.PasswordChangeView):
     template_name = "accounts/password_change.html"
     success_url = reverse_lazy("accounts:password_change_done")
+
+    def form_valid(self, form):
+        # Django gives the session a new key: the player's kept sessions follow it,
+        # so that a break still ends this one (responsible gaming).
+        old_key = self.request.session.session_key
+        response = super().form_valid(form)
+        session_key_changed(old_key, self.request.session.session_key)
+        return response
 
 
 class PasswordChangeDone(auth_views.PasswordChangeDoneView):

@@ -12,7 +12,7 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
@@ -94,9 +94,13 @@ def exclusion_lift(*, exclusion_id: int, staff: AbstractBaseUser, reason: str, n
         if exclusion.lifted_at is not None or (exclusion.ends_at is not None and exclusion.ends_at <= now):
             raise ResponsibleRefusal(_("This break or exclusion is over already."))
         if exclusion.national_id:
-            if User.objects.filter(national_id=exclusion.national_id).exists():
-                raise ResponsibleRefusal(_("Another account holds this person's national identity number now."))
-            User.objects.filter(pk=exclusion.player_id).update(national_id=exclusion.national_id)
+            try:
+                with transaction.atomic():  # a sign-up may take the number meanwhile
+                    User.objects.filter(pk=exclusion.player_id).update(national_id=exclusion.national_id)
+            except IntegrityError:
+                raise ResponsibleRefusal(
+                    _("Another account holds this person's national identity number now.")
+                ) from None
             exclusion.national_id = ""
         exclusion.lifted_at, exclusion.lifted_by_id, exclusion.lift_reason = now, staff.pk, reason
         exclusion.save()

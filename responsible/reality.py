@@ -17,7 +17,7 @@ from django.utils import timezone
 from audit.services import audit_log
 from responsible.models import RealityCheck
 from responsible.rules import reminder_due
-from responsible.signals import SIGNED_IN_AT
+from responsible.signals import SHOWN, SIGNED_IN_AT
 from wallet.models import TransferReason
 from wallet.selectors import wallet_net
 
@@ -32,8 +32,6 @@ PLAY_REASONS = (
     TransferReason.BOUNTY,
     TransferReason.CONFISCATION,
 )
-# The session's count of the reminders shown so far.
-SHOWN = "responsible.reality_shown"
 # Read on every page a signed-in player opens: kept in each process for a minute, so
 # that a page costs no round trip; a change shows in the other processes within it.
 _CACHE_SECONDS = 60

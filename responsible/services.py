@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import formats
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.services import audit_log
 from responsible.models import DepositLimit, Exclusion, ExclusionKind, LimitPeriod
@@ -170,27 +171,27 @@ def login_refusal(user: AbstractBaseUser, now: datetime) -> str | None:
 def sign_up_refusal(national_id: str, now: datetime) -> str | None:
     """Why a new account for the person with `national_id` may not be opened now, or
     None: he closed one by a permanent exclusion less than a year ago, or the national
-    register excludes him or does not answer."""
-    closed = (
-        Exclusion.objects.filter(
-            national_id=national_id,
-            kind=ExclusionKind.PERMANENT,
-            lifted_at__isnull=True,
-            starts_at__gt=now - NEW_ACCOUNT_AFTER,
-        )
-        .order_by("-starts_at")
-        .first()
+    register excludes him or does not answer. Whoever signs up has not proved who he
+    is: the refusal names no reason that would tell him about another person."""
+    closed = Exclusion.objects.filter(
+        national_id=national_id,
+        kind=ExclusionKind.PERMANENT,
+        lifted_at__isnull=True,
+        starts_at__gt=now - NEW_ACCOUNT_AFTER,
     )
-    if closed is not None:
-        zone = ZoneInfo(settings.ROOM_TIME_ZONE)
-        return _(
-            "You closed your account here by a permanent self-exclusion on %(closed)s: "
-            "a new account can be opened from %(opens)s."
-        ) % {
-            "closed": formats.date_format(closed.starts_at.astimezone(zone), "DATE_FORMAT"),
-            "opens": formats.date_format((closed.starts_at + NEW_ACCOUNT_AFTER).astimezone(zone), "DATE_FORMAT"),
-        }
-    return _register_refusal(exclusion_register().check(national_id))
+    if closed.exists():
+        return str(NO_NEW_ACCOUNT)
+    answer = exclusion_register().check(national_id)
+    if answer == Answer.EXCLUDED:
+        return str(NO_NEW_ACCOUNT)
+    return _register_refusal(answer)
+
+
+NO_NEW_ACCOUNT = gettext_lazy(
+    "We cannot open an account for this national identity number. If you closed an account here less than a "
+    "year ago, or are registered in ROFUS, the Danish register of excluded players, that is why; otherwise "
+    "please write to support."
+)
 
 
 def _register_refusal(answer: Answer) -> str | None:

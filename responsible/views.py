@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET
 from responsible.exclusions import exclusion_start
 from responsible.forms import DepositLimitForm, ExclusionForm, PendingCancelForm, RealityCheckForm
 from responsible.reality import (
-    SHOWN,
     reality_check_minutes,
     reality_check_set,
     reminder,
@@ -26,7 +25,7 @@ from responsible.reality import (
 from responsible.rules import reminder_due
 from responsible.selectors import limits_shown
 from responsible.services import ResponsibleRefusal, deposit_limit_cancel, deposit_limit_set, exclusion_message
-from responsible.signals import SIGNED_IN_AT
+from responsible.signals import SHOWN, SIGNED_IN_AT
 from wallet.money import format_money, format_money_change, minor_units
 
 

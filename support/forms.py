@@ -147,7 +147,7 @@ class MuteForm(forms.Form):
 
 
 class LiftForm(forms.Form):
-    reason = forms.CharField(label=_("Why it was set by mistake"), max_length=500)
+    reason = forms.CharField(label=_("Why it was set by mistake"), max_length=300)  # the audit row's reason
 
 
 class ChatLogForm(forms.Form):

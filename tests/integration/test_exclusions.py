@@ -21,6 +21,7 @@ from tests.tables import started
 from tournaments.models import Entry, EntryStatus
 from tournaments.services.entries import entry_register
 from tournaments.services.refusals import TournamentError
+from tournaments.services.tables import entry_sit_out
 from wallet.services import WalletError, account_get, deposit_create, wallet_account_spec
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +76,10 @@ def test_a_seated_player_who_excludes_himself_is_sat_out_and_keeps_what_he_wins(
     seated = Entry.objects.get(pk=entries[0].pk)
     assert seated.status == EntryStatus.ACTIVE  # his stack stays in play, as an absent player's
     assert seated.sitting_out
+    with pytest.raises(TournamentError) as refused:  # he cannot sit back in
+        entry_sit_out(tournament_id=seated.tournament_id, player_id=player.pk, sitting_out=False, now=timezone.now())
+    assert refused.value.code == "self_excluded"
+    assert Entry.objects.get(pk=entries[0].pk).sitting_out
 
 
 def test_a_permanent_exclusion_closes_the_account_and_a_too_short_one_is_refused():
@@ -152,7 +157,7 @@ def test_a_permanent_exclusion_closes_the_account_and_a_new_one_only_after_a_yea
     }
     refused = Client().post("/accounts/signup/", form)
     assert refused.status_code == 400
-    assert "You closed your account here by a permanent self-exclusion" in refused.text
+    assert "We cannot open an account for this national identity number" in refused.text
     assert not User.objects.filter(username="max2").exists()
 
     Exclusion.objects.filter(player=player).update(starts_at=timezone.now() - timedelta(days=366))
@@ -211,3 +216,20 @@ def test_a_session_that_outlived_the_break_is_still_refused_registration_through
     assert "break from play until" in page.text
     assert not Entry.objects.filter(player=player).exists()
     assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 10_000
+
+
+def test_a_session_whose_password_was_changed_still_ends_with_the_break():
+    player = funded("pelle")
+    laptop = Client()
+    assert laptop.post("/accounts/login/", {"username": "pelle", "password": PASSWORD}).status_code == 302
+    new_password = "a brand new passphrase 7"
+    changed = laptop.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": new_password, "new_password2": new_password},
+    )
+    assert changed.status_code == 302
+    assert laptop.get("/wallet/").status_code == 200  # still logged in, under the session's new key
+
+    exclusion_start(player=player, kind="break", now=timezone.now())  # from his phone, say
+
+    assert laptop.get("/wallet/").status_code == 302

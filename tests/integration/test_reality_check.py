@@ -9,6 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from audit.models import AuditEntry
+from responsible.reality import reality_check_set
 from responsible.signals import SIGNED_IN_AT
 from tests.factories import TournamentFactory, UserFactory
 from tournaments.services.entries import entry_register
@@ -60,3 +61,19 @@ def test_the_player_chooses_a_reminder_and_it_tells_his_time_and_net_result_when
     assert client.post("/responsible-gaming/limits/", {"reality": "1", "every": ""}).status_code == 302
     assert client.get(REALITY_CHECK).status_code == 204
     assert Client().get(REALITY_CHECK).status_code == 204  # a visitor
+
+
+def test_a_new_log_in_counts_its_reminders_from_itself():
+    player = UserFactory(username="per")
+    player.set_password("correct horse battery")
+    player.save()
+    reality_check_set(player=player, minutes=15)
+    client = Client()
+    client.post("/accounts/login/", {"username": "per", "password": "correct horse battery"})
+    logged_in_minutes_ago(client, 100)
+    assert "<dialog" in client.get(REALITY_CHECK).text  # the sixth, shown once
+
+    client.post("/accounts/logout/")
+    client.post("/accounts/login/", {"username": "per", "password": "correct horse battery"})
+
+    assert 14 * 60 < delay(client.get("/wallet/").text) <= 15 * 60  # 15 minutes on, not 105

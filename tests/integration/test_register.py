@@ -144,7 +144,7 @@ def test_sign_up_asks_the_register_and_refuses_an_excluded_person_or_a_silent_re
 
     excluded = sign_up("oskar", "DK", "010190-1234")
     assert excluded.status_code == 400
-    assert "You are registered in ROFUS" in excluded.text
+    assert "We cannot open an account for this national identity number" in excluded.text
     no_cpr = sign_up("oskar", "DK", "")
     assert no_cpr.status_code == 400
     assert "Enter your CPR number" in no_cpr.text

@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 from audit.services import audit_log
 from live.outbox import record
 from live.presence import connected
+from responsible.services import exclusion_message, exclusion_running
 from tournaments.events import HandMovedOn, TablesChanged
 from tournaments.models import (
     UNDER_WAY,
@@ -528,7 +529,10 @@ def hands_roll_back(
 
 def entry_sit_out(*, tournament_id: int, player_id: int, sitting_out: bool, now: datetime) -> Entry:
     """The player sits out (dealt in, blinds and antes posted, folded or checked at
-    once: rule 18.4) or comes back. Sitting out on his own turn acts for him at once."""
+    once: rule 18.4) or comes back. Sitting out on his own turn acts for him at once.
+    A player on a break or excluded (responsible gaming) cannot come back."""
+    if not sitting_out and (exclusion := exclusion_running(player_id, now)) is not None:
+        raise TournamentError(exclusion_message(exclusion), "self_excluded")
     with transaction.atomic():
         entry = Entry.objects.filter(
             tournament_id=tournament_id, player_id=player_id, status=EntryStatus.ACTIVE
