@@ -233,3 +233,20 @@ def test_a_session_whose_password_was_changed_still_ends_with_the_break():
     exclusion_start(player=player, kind="break", now=timezone.now())  # from his phone, say
 
     assert laptop.get("/wallet/").status_code == 302
+
+
+def test_a_registration_whose_check_passed_before_a_break_began_is_taken_back_once_it_commits(
+    django_capture_on_commit_callbacks,
+):
+    player = funded("rune")
+    event = TournamentFactory(buy_in=1000, fee=100)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # its check passed
+        # The break began meanwhile, and looked for his entries before this one committed.
+        now = timezone.now()
+        Exclusion.objects.create(player=player, kind="break", starts_at=now, ends_at=now + timedelta(hours=24))
+
+    assert Entry.objects.get(tournament=event, player=player).status == EntryStatus.UNREGISTERED
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 10_000
+    call_command("wallet_audit", stdout=StringIO())

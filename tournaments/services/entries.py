@@ -13,6 +13,8 @@ with another: the tournament's row, then its entries (a new one's unique key
 included), tickets and purchases, then wallet accounts in id order (in the ledger).
 """
 
+import contextlib
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,6 +128,7 @@ def entry_register_receipt(
             )
             if tournament.sit_and_go_id is not None and tournament.entries_count >= tournament.max_entrants:
                 sit_and_go_filled(tournament, now=now)
+            transaction.on_commit(functools.partial(_taken_back_if_excluded, tournament_id, player))
             return receipt
     except TournamentError as refusal:
         # A retry is looked for only when a request is refused, rather than before every
@@ -214,6 +217,19 @@ def _check_playing(player: "User", now: datetime) -> None:
     """A player on a break or excluded (responsible gaming) buys no entry or chips."""
     if (exclusion := exclusion_running(player.pk, now)) is not None:
         raise TournamentError(exclusion_message(exclusion), "self_excluded")
+
+
+def _taken_back_if_excluded(tournament_id: int, player: "User") -> None:
+    """Once a registration commits: a break or exclusion that began after its check
+    and before its commit found no entry to take back (responsible.exclusions), so it
+    is taken back here, refunded in the form paid. Of the two, whichever commits
+    last sees the other."""
+    now = timezone.now()
+    if exclusion_running(player.pk, now) is None:
+        return
+    # Started meanwhile: his stack plays as an absent player's (rule 18.4).
+    with contextlib.suppress(TournamentError):
+        entry_unregister_receipt(tournament_id=tournament_id, player=player, now=now, excluded=True)
 
 
 def _check_open(tournament: Tournament, now: datetime) -> None:
