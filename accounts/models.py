@@ -24,6 +24,9 @@ class User(AbstractUser):
     # person (rule 21). Empty: not asked (players from abroad who gave none, staff,
     # the demo's bots); a permanent exclusion moves it to the exclusion.
     national_id = models.CharField(_("national identity number"), max_length=16, blank=True)
+    # Every how many minutes of a session the reality check reminds him (responsible
+    # gaming; empty: never). On the user, which every signed-in page reads anyway.
+    reality_check_minutes = models.PositiveSmallIntegerField(_("reality check every (minutes)"), null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         # "Alice" and "alice" would pass for one player at the tables (rule 21), so

@@ -86,14 +86,3 @@ class PlayerSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} since {self.started_at}"
-
-
-class RealityCheck(models.Model):
-    """The player's reminder of how long he has played and his net result, every
-    `minutes` of a session (responsible.reality)."""
-
-    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    minutes = models.PositiveSmallIntegerField(_("every (minutes)"))
-
-    def __str__(self) -> str:
-        return f"{self.player_id} every {self.minutes} min"

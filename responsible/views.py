@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET
 from responsible.exclusions import exclusion_start
 from responsible.forms import DepositLimitForm, ExclusionForm, PendingCancelForm, RealityCheckForm
 from responsible.reality import (
-    reality_check_minutes,
     reality_check_set,
     reminder,
     reminder_delay,
@@ -37,7 +36,7 @@ def limits(request):
     forms = {
         "form": DepositLimitForm(),
         "exclusion_form": ExclusionForm(),
-        "reality_form": RealityCheckForm(initial={"every": reality_check_minutes(request.user.pk)}),
+        "reality_form": RealityCheckForm(initial={"every": request.user.reality_check_minutes}),
     }
     status = 200
     if request.method == "POST":
@@ -122,7 +121,7 @@ def reality_check(request):
     now = timezone.now()
     signed_in_at = datetime.fromisoformat(request.session[SIGNED_IN_AT])
     number, _seconds = reminder_due(
-        signed_in_at, reality_check_minutes(request.user.pk) or 0, request.session.get(SHOWN, 0), now
+        signed_in_at, request.user.reality_check_minutes or 0, request.session.get(SHOWN, 0), now
     )
     request.session[SHOWN] = number
     shown = reminder(request.user, signed_in_at, now)
