@@ -53,16 +53,19 @@ def reminder(player: AbstractBaseUser, signed_in_at: datetime, now: datetime) ->
     return Reminder(now - signed_in_at, wallet_net(player, since=signed_in_at, reasons=PLAY_REASONS))
 
 
-def reminder_delay(request) -> int | None:
-    """Seconds until the player's next reality check, or None: he asked for none."""
+@dataclass(frozen=True)
+class Next:
+    number: int  # the session's how-many-th reminder
+    delay: int  # seconds until it, 0 when due
+    signed_in_at: datetime
+
+
+def next_reminder(request) -> Next | None:
+    """The player's next reality check in this session, or None: he asked for none."""
     user = request.user
     signed_in_at = request.session.get(SIGNED_IN_AT)
-    if not user.is_authenticated or signed_in_at is None:
+    if not user.is_authenticated or signed_in_at is None or user.reality_check_minutes is None:
         return None
-    minutes = user.reality_check_minutes
-    if minutes is None:
-        return None
-    _number, seconds = reminder_due(
-        datetime.fromisoformat(signed_in_at), minutes, request.session.get(SHOWN, 0), timezone.now()
-    )
-    return max(0, ceil(seconds))
+    since = datetime.fromisoformat(signed_in_at)
+    number, seconds = reminder_due(since, user.reality_check_minutes, request.session.get(SHOWN, 0), timezone.now())
+    return Next(number, max(0, ceil(seconds)), since)

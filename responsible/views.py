@@ -17,14 +17,13 @@ from django.views.decorators.http import require_GET
 from responsible.exclusions import exclusion_start
 from responsible.forms import DepositLimitForm, ExclusionForm, PendingCancelForm, RealityCheckForm
 from responsible.reality import (
+    next_reminder,
     reality_check_set,
     reminder,
-    reminder_delay,
 )
-from responsible.rules import reminder_due
 from responsible.selectors import limits_shown
 from responsible.services import ResponsibleRefusal, deposit_limit_cancel, deposit_limit_set, exclusion_message
-from responsible.signals import SHOWN, SIGNED_IN_AT
+from responsible.signals import SHOWN
 from wallet.money import format_money, format_money_change, minor_units
 
 
@@ -114,17 +113,13 @@ POSTS = {"reality": _reality_check_set, "cancel": _pending_cancel, "exclude": _e
 def reality_check(request):
     """The reality check when it is due, else the slot that asks again when it is.
     Nothing (204) for a visitor or a player who asked for no reminders."""
-    if not request.user.is_authenticated or (delay := reminder_delay(request)) is None:
+    if (upcoming := next_reminder(request)) is None:
         return HttpResponse(status=204)
-    if delay > 0:
-        return render(request, "responsible/reality_check_slot.html", {"delay": delay})
+    if upcoming.delay > 0:
+        return render(request, "responsible/reality_check_slot.html", {"delay": upcoming.delay})
+    request.session[SHOWN] = upcoming.number
     now = timezone.now()
-    signed_in_at = datetime.fromisoformat(request.session[SIGNED_IN_AT])
-    number, _seconds = reminder_due(
-        signed_in_at, request.user.reality_check_minutes or 0, request.session.get(SHOWN, 0), now
-    )
-    request.session[SHOWN] = number
-    shown = reminder(request.user, signed_in_at, now)
+    shown = reminder(request.user, upcoming.signed_in_at, now)
     context = {"played": played_text(shown.played), "net": net_text(shown.net, request.user.preferred_currency)}
     return render(request, "responsible/reality_check.html", context)
 

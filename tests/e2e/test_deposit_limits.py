@@ -22,10 +22,23 @@ from tests.factories import UserFactory
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
-    player = UserFactory(username="greta", preferred_currency="EUR")
+def player_named(username: str):
+    player = UserFactory(username=username, preferred_currency="EUR")
     player.set_password("correct horse battery")
     player.save()
+    return player
+
+
+def take_a_break(page) -> None:
+    page.goto(reverse("responsible:limits"))
+    page.get_by_label("24-hour break").check()
+    page.get_by_label("I understand that I cannot play or deposit until it ends.").check()
+    page.get_by_role("button", name="Start it now").click()
+    expect(page.get_by_role("heading", name="Your break has started")).to_be_visible()
+
+
+def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
+    player = player_named("greta")
     log_in(page, "greta")
     page.goto(reverse("lobby:wallet"))
     page.get_by_role("link", name=re.compile(r"^Responsible gaming:")).click()
@@ -49,17 +62,11 @@ def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
 
 
 def test_a_player_takes_a_break_is_logged_out_told_where_to_get_help_and_cannot_log_in(page):
-    player = UserFactory(username="hugo", preferred_currency="EUR")
-    player.set_password("correct horse battery")
-    player.save()
+    player_named("hugo")
     log_in(page, "hugo")
-    page.goto(reverse("responsible:limits"))
 
-    page.get_by_label("24-hour break").check()
-    page.get_by_label("I understand that I cannot play or deposit until it ends.").check()
-    page.get_by_role("button", name="Start it now").click()
+    take_a_break(page)
 
-    expect(page.get_by_role("heading", name="Your break has started")).to_be_visible()
     expect(page.get_by_role("status")).to_contain_text("You have chosen a break from play until")
     expect(page.get_by_text("StopSpillet")).to_be_visible()
     assert serious_violations(page) == []
@@ -72,9 +79,7 @@ def test_a_player_takes_a_break_is_logged_out_told_where_to_get_help_and_cannot_
 
 
 def test_a_player_chooses_a_reality_check_and_is_reminded_in_a_dialog_he_closes_by_keyboard(page):
-    player = UserFactory(username="ines", preferred_currency="EUR")
-    player.set_password("correct horse battery")
-    player.save()
+    player_named("ines")
     log_in(page, "ines")
     page.goto(reverse("responsible:limits"))
     page.get_by_label("Remind me").select_option("15")
@@ -100,19 +105,13 @@ def test_a_player_chooses_a_reality_check_and_is_reminded_in_a_dialog_he_closes_
 
 
 def test_a_break_taken_on_one_device_logs_out_the_page_open_on_another_at_once(asgi_page):
-    player = UserFactory(username="jens", preferred_currency="EUR")
-    player.set_password("correct horse battery")
-    player.save()
+    player_named("jens")
     desktop, phone = asgi_page(), asgi_page()
     log_in(desktop, "jens")
     listening(desktop, reverse("lobby:lobby"))
     log_in(phone, "jens")
-    phone.goto(reverse("responsible:limits"))
 
-    phone.get_by_label("24-hour break").check()
-    phone.get_by_label("I understand that I cannot play or deposit until it ends.").check()
-    phone.get_by_role("button", name="Start it now").click()
+    take_a_break(phone)
 
-    expect(phone.get_by_role("heading", name="Your break has started")).to_be_visible()
     expect(desktop.get_by_role("link", name="Log in")).to_be_visible()  # the lobby loaded again, logged out
     expect(desktop.get_by_role("button", name="Log out")).to_have_count(0)
