@@ -21,7 +21,7 @@ from audit.services import audit_log
 from live.sending import send as live_send
 from responsible.models import Exclusion, ExclusionKind, PlayerSession
 from responsible.rules import BREAK, LONGEST_EXCLUSION_DAYS, SHORTEST_EXCLUSION_DAYS
-from responsible.services import ResponsibleRefusal
+from responsible.services import ResponsibleRefusal, player_lock
 from tournaments.models import Entry, EntryStatus
 from tournaments.services.entries import entry_unregister_receipt
 from tournaments.services.refusals import TournamentError
@@ -46,6 +46,7 @@ def exclusion_start(*, player: AbstractBaseUser, kind: str, days: int | None = N
     else:
         raise ValueError(f"Unknown kind {kind!r}.")
     with transaction.atomic():
+        player_lock(player.pk)  # a deposit at the same moment lands before it, or waits and is refused
         exclusion = Exclusion.objects.create(player_id=player.pk, kind=kind, starts_at=now, ends_at=ends_at)
         if kind == ExclusionKind.PERMANENT:
             _account_closed(exclusion)

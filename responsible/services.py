@@ -7,6 +7,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Sum
@@ -93,9 +94,18 @@ def deposit_limit_cancel(*, player: AbstractBaseUser, period: str, now: datetime
     return row
 
 
+def player_lock(player_id: int) -> None:
+    """The player's row, locked for the rest of the caller's transaction (no key update:
+    rows that refer to him are still written). A deposit and the start of a break or
+    exclusion each take it first, so of two at once the second waits for the first and
+    sees it."""
+    list(get_user_model().objects.select_for_update(no_key=True).filter(pk=player_id).values_list("pk", flat=True))
+
+
 def deposit_allowed(*, player_id: int, currency: str, amount: int, now: datetime) -> None:
-    """In the deposit's transaction: ResponsibleRefusal unless every limit of the player's
-    in force leaves room for `amount` in this period. Locks his limits."""
+    """In the deposit's transaction, after player_lock: ResponsibleRefusal while a break
+    or exclusion of his runs, or unless every limit of his in force leaves room for
+    `amount` in this period. Locks his limits."""
     if (exclusion := exclusion_running(player_id, now)) is not None:
         raise ResponsibleRefusal(exclusion_message(exclusion))
     rows = list(DepositLimit.objects.select_for_update().filter(player_id=player_id).order_by("period"))

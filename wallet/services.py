@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import AuditRecord, audit_log_many
 from live.outbox import record
-from responsible.services import ResponsibleRefusal, deposit_allowed
+from responsible.services import ResponsibleRefusal, deposit_allowed, player_lock
 from wallet.events import BalancesChanged
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
 
@@ -308,6 +308,7 @@ def deposit_create(
     WalletError that says which and when it resets); a retry returns the first."""
     with transaction.atomic():
         if not Transfer.objects.filter(idempotency_key=idempotency_key).exists():
+            player_lock(user.pk)  # then the time: a break that began while this waited is running by then
             try:
                 deposit_allowed(player_id=user.pk, currency=currency, amount=amount, now=timezone.now())
             except ResponsibleRefusal as refused:

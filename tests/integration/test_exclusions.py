@@ -3,11 +3,14 @@ player cannot log in (page or API), register, rebuy or deposit; his registration
 events not started come back refunded in the form paid, his seat plays as an absent
 player's (rule 18.4); the page names where to get help; the books stay clean."""
 
+import threading
+import time
 from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -250,3 +253,55 @@ def test_a_registration_whose_check_passed_before_a_break_began_is_taken_back_on
     assert Entry.objects.get(tournament=event, player=player).status == EntryStatus.UNREGISTERED
     assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 10_000
     call_command("wallet_audit", stdout=StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deposit_made_while_a_break_is_beginning_waits_for_it_and_is_refused():
+    player = funded("sune")
+    began, release = threading.Event(), threading.Event()
+    outcome: dict[str, str] = {}
+
+    def take_break() -> None:
+        try:
+            with transaction.atomic():  # the break's transaction, held open until released
+                exclusion_start(player=player, kind="break", now=timezone.now())
+                began.set()
+                release.wait(timeout=60)
+        finally:
+            connection.close()
+
+    def deposit() -> None:
+        try:
+            deposit_create(user=player, currency="EUR", amount=500, idempotency_key="during-the-break")
+            outcome["deposit"] = "landed"
+        except WalletError as refused:
+            outcome["deposit"] = str(refused)
+        finally:
+            connection.close()
+
+    breaking = threading.Thread(target=take_break)
+    breaking.start()
+    assert began.wait(timeout=60)
+    depositing = threading.Thread(target=deposit)
+    depositing.start()
+    # The deposit waits on PostgreSQL for the break's transaction (without the lock it would land now).
+    deadline = time.monotonic() + 60  # a failure's deadline only
+    while not waiting_on_a_lock():
+        assert depositing.is_alive(), f"the deposit did not wait for the break: {outcome}"
+        assert time.monotonic() < deadline, "the deposit never waited for the break"
+        time.sleep(0.05)
+    release.set()
+    breaking.join(timeout=60)
+    depositing.join(timeout=60)
+
+    assert "break" in outcome["deposit"]
+    assert account_get(wallet_account_spec(player.pk, "EUR")).balance == 10_000
+    call_command("wallet_audit", stdout=StringIO())
+
+
+def waiting_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
