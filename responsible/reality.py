@@ -1,9 +1,9 @@
 """The reality check: a reminder the player chooses, every N minutes of a session,
 of how long he has been logged in and his net result since (what play moved in and
 out of his wallet: buy-ins, fees, rebuys and add-ons out; prizes, bounties and
-refunds in; deposits and withdrawals are not play). Each page of his schedules the
-next reminder (the `reality_check` template tag); dismissing one schedules the one
-after."""
+refunds in; deposits and withdrawals are not play). Each page of his shows the reminder
+when it is due, open without JavaScript, or schedules it (the `reality_check`
+template tag); dismissing one schedules the one after."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -12,12 +12,14 @@ from math import ceil
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from audit.services import audit_log
 from responsible.rules import reminder_due
 from responsible.signals import SHOWN, SIGNED_IN_AT
 from wallet.models import TransferReason
+from wallet.money import format_money, format_money_change
 from wallet.selectors import wallet_net
 
 EVERY_CHOICES = (15, 30, 45, 60, 90, 120)
@@ -69,3 +71,26 @@ def next_reminder(request) -> Next | None:
     since = datetime.fromisoformat(signed_in_at)
     number, seconds = reminder_due(since, user.reality_check_minutes, request.session.get(SHOWN, 0), timezone.now())
     return Next(number, max(0, ceil(seconds)), since)
+
+
+def reminder_shown(request, upcoming: Next) -> dict[str, str]:
+    """The due reminder, counted as shown in this session (it is shown once, however
+    it is dismissed): what the dialog says."""
+    request.session[SHOWN] = upcoming.number
+    shown = reminder(request.user, upcoming.signed_in_at, timezone.now())
+    return {"played": played_text(shown.played), "net": net_text(shown.net, request.user.preferred_currency)}
+
+
+def played_text(played: timedelta) -> str:
+    hours, minutes = divmod(int(played.total_seconds()) // 60, 60)
+    if hours:
+        return _("%(hours)d h %(minutes)d min") % {"hours": hours, "minutes": minutes}
+    return _("%(minutes)d min") % {"minutes": minutes}
+
+
+def net_text(net: dict[str, int], currency: str) -> str:
+    if not net:
+        return format_money(0, currency)
+    return ", ".join(
+        format_money_change(amount, code) if amount else format_money(0, code) for code, amount in sorted(net.items())
+    )

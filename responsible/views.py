@@ -2,7 +2,7 @@
 removed by himself, a raise or removal pending for 24 hours and cancellable; his
 reality check; a break or self-exclusion. And the reality check itself."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth import logout
@@ -16,15 +16,10 @@ from django.views.decorators.http import require_GET
 
 from responsible.exclusions import exclusion_start
 from responsible.forms import DepositLimitForm, ExclusionForm, PendingCancelForm, RealityCheckForm
-from responsible.reality import (
-    next_reminder,
-    reality_check_set,
-    reminder,
-)
+from responsible.reality import next_reminder, reality_check_set, reminder_shown
 from responsible.selectors import limits_shown
 from responsible.services import ResponsibleRefusal, deposit_limit_cancel, deposit_limit_set, exclusion_message
-from responsible.signals import SHOWN
-from wallet.money import format_money, format_money_change, minor_units
+from wallet.money import minor_units
 
 
 @never_cache
@@ -117,23 +112,4 @@ def reality_check(request):
         return HttpResponse(status=204)
     if upcoming.delay > 0:
         return render(request, "responsible/reality_check_slot.html", {"delay": upcoming.delay})
-    request.session[SHOWN] = upcoming.number
-    now = timezone.now()
-    shown = reminder(request.user, upcoming.signed_in_at, now)
-    context = {"played": played_text(shown.played), "net": net_text(shown.net, request.user.preferred_currency)}
-    return render(request, "responsible/reality_check.html", context)
-
-
-def played_text(played: timedelta) -> str:
-    hours, minutes = divmod(int(played.total_seconds()) // 60, 60)
-    if hours:
-        return _("%(hours)d h %(minutes)d min") % {"hours": hours, "minutes": minutes}
-    return _("%(minutes)d min") % {"minutes": minutes}
-
-
-def net_text(net: dict[str, int], currency: str) -> str:
-    if not net:
-        return format_money(0, currency)
-    return ", ".join(
-        format_money_change(amount, code) if amount else format_money(0, code) for code, amount in sorted(net.items())
-    )
+    return render(request, "responsible/reality_check.html", reminder_shown(request, upcoming))

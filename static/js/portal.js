@@ -46,15 +46,20 @@
   document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) { localise(event.detail.target || event.target); });
   document.addEventListener("live:reloaded", function () { localise(document); });
-  // A reminder that arrives (the reality check) opens as a modal dialog; however it
-  // is closed, the slot for the next one takes its place.
+  // A reminder (the reality check), arrived or shown open with the page for a browser
+  // without script, opens as a modal dialog; however it is closed, the slot for the
+  // next one takes its place.
   document.addEventListener("htmx:load", function (event) {
-    var dialog = event.detail.elt;
-    if (!dialog.matches || !dialog.matches("dialog[data-modal]")) return;
-    dialog.addEventListener("close", function () {
-      htmx.ajax("GET", dialog.getAttribute("data-next"), { target: dialog, swap: "outerHTML" });
+    var loaded = event.detail.elt;
+    if (!loaded.querySelectorAll) return;
+    var dialogs = loaded.matches("dialog[data-modal]") ? [loaded] : loaded.querySelectorAll("dialog[data-modal][open]");
+    Array.prototype.forEach.call(dialogs, function (dialog) {
+      dialog.removeAttribute("open");
+      dialog.addEventListener("close", function () {
+        htmx.ajax("GET", dialog.getAttribute("data-next"), { target: dialog, swap: "outerHTML" });
+      });
+      dialog.showModal();
     });
-    dialog.showModal();
   });
   // A lobby row's registration button opens the viewer's card under the row, and closes it again.
   document.addEventListener("htmx:beforeRequest", function (event) {

@@ -14,6 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from responsible.models import DepositLimit
+from responsible.reality import reality_check_set
 from responsible.signals import SIGNED_IN_AT
 from tests.e2e.test_accessibility import serious_violations
 from tests.e2e.test_live import listening, log_in
@@ -115,3 +116,30 @@ def test_a_break_taken_on_one_device_logs_out_the_page_open_on_another_at_once(a
 
     expect(desktop.get_by_role("link", name="Log in")).to_be_visible()  # the lobby loaded again, logged out
     expect(desktop.get_by_role("button", name="Log out")).to_have_count(0)
+
+
+def logged_in_minutes_ago(page, minutes: int) -> None:
+    key = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == settings.SESSION_COOKIE_NAME)
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    session[SIGNED_IN_AT] = (timezone.now() - timedelta(minutes=minutes)).isoformat()
+    session.save()
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["with-script", "without-script"])
+def test_a_reminder_due_when_a_page_loads_is_on_it_and_closes_with_or_without_a_script(new_page, script):
+    player = player_named("ines")
+    reality_check_set(player=player, minutes=15)
+    page = new_page(java_script_enabled=script)
+    log_in(page, "ines")
+    logged_in_minutes_ago(page, 16)
+    page.goto(reverse("lobby:wallet"))
+
+    reminder = page.get_by_role("dialog", name="Reality check")
+    expect(reminder).to_be_visible()
+    expect(reminder).to_contain_text("You have been logged in for 16 min")
+    modal = page.evaluate("document.querySelector('#reality-check').matches(':modal')")
+    assert modal is script  # with a script, nothing else on the page can be used until it closes
+    reminder.get_by_role("button", name="Keep playing").click()
+    expect(reminder).to_be_hidden()
+    page.goto(reverse("lobby:wallet"))  # shown once
+    expect(page.get_by_role("dialog", name="Reality check")).to_have_count(0)

@@ -77,3 +77,20 @@ def test_a_new_log_in_counts_its_reminders_from_itself():
     client.post("/accounts/login/", {"username": "per", "password": "correct horse battery"})
 
     assert 14 * 60 < delay(client.get("/wallet/").text) <= 15 * 60  # 15 minutes on, not 105
+
+
+def test_a_page_made_when_the_reminder_is_due_shows_it_open_once():
+    player = UserFactory(username="kaj")
+    reality_check_set(player=player, minutes=15)
+    client = Client()
+    client.force_login(player)
+    logged_in_minutes_ago(client, 31)  # the second is due: one is shown, not two
+
+    page = client.get("/wallet/").text
+    dialog = re.search(r"<dialog [^>]*>", page).group(0)
+    assert " open" in dialog  # seen without a script; the script makes it modal
+    assert "You have been logged in for 31 min" in page
+    assert 'name="csrfmiddlewaretoken"' in page.split("<dialog", 1)[1]  # its Log out button posts
+    following = client.get("/wallet/").text  # shown: the next at 45 minutes
+    assert "<dialog" not in following
+    assert 13 * 60 < delay(following) <= 14 * 60
