@@ -71,10 +71,13 @@ turns it off (and the capacity's runs do).
 
 With `--capacity`, runs itself afresh (a new database, new processes) at 50, 100,
 200, 300, ... tables (`--capacity-max`, or the list `--capacity-counts`), the bots
-at production's pace (1.5 s unless `--bot-seconds`), with `--seconds` and
-`--warm-up` as given, printing each run and its figures, until a count has a table
-behind or `action_p99_ms` over 150 ms: `RESULT room_capacity_tables` is the largest
-count before it (0 if none).
+at production's pace (1.5 s unless `--bot-seconds`), with `--warm-up` as given and
+a window of `--seconds` or, at the smaller counts, as long as it takes the people to
+send about `--capacity-actions` (600) actions (a person acts about once in 20 s: at
+50 tables a 45-second window holds some 120, whose 99th percentile is their second
+slowest), printing each run and its figures, until a count has a table behind or
+`action_p99_ms` over 150 ms: `RESULT room_capacity_tables` is the largest count
+before it (0 if none).
 
 With `--clocks N`, N more events run their clocks meanwhile (bench/clock.py's: two
 entrants each, 10-to-15-second levels and breaks), moved to start as the window
@@ -94,6 +97,7 @@ many ran. About 3 minutes; `--capacity` that for each count.
 import argparse
 import asyncio
 import functools
+import math
 import os
 import re
 import statistics
@@ -134,6 +138,8 @@ PRODUCTION_BOT_SECONDS = 1.5  # TABLE_BOT_SECONDS' default
 BOT_SECONDS, HAND_GAP_SECONDS = PRODUCTION_BOT_SECONDS, 1.0
 CAPACITY_P99_MS = 150  # a table count keeps pace with no table behind and a person's action p99 within this
 CAPACITY_MAX = 5000
+# A person's actions a second at his table, bots at production's pace (measured: 0.054).
+PERSON_ACTIONS_A_SECOND = 0.05
 PERSON_ACTION_SECONDS = 120  # the bench may fall behind under load: a person never times out
 POLL = 0.05
 SAMPLE = 0.5  # seconds between samples of the backlog and of PostgreSQL's and Redis's processes
@@ -909,6 +915,9 @@ def main() -> int:
     )
     parser.add_argument("--capacity-max", type=int, default=CAPACITY_MAX, help="with --capacity: the last count tried")
     parser.add_argument(
+        "--capacity-actions", type=int, default=600, help="with --capacity: the people's actions each window holds"
+    )
+    parser.add_argument(
         "--capacity-counts", help="with --capacity: the counts to try, comma-separated (default 50, 100, 200, 300, ...)"
     )
     args = parser.parse_args()
@@ -939,8 +948,9 @@ def capacity(args: argparse.Namespace) -> int:
         counts = [n for n in (50, *range(100, args.capacity_max + 1, 100)) if n <= args.capacity_max]
     steps: list[tuple[int, dict[str, float], bool]] = []
     for tables in counts:
+        seconds = max(args.seconds, math.ceil(args.capacity_actions / (PERSON_ACTIONS_A_SECOND * tables)))
         command = [sys.executable, __file__, "--tables", str(tables), "--watchers", str(args.watchers)]
-        command += ["--seconds", str(args.seconds), "--warm-up", str(args.warm_up), "--bot-seconds", str(bot_seconds)]
+        command += ["--seconds", str(seconds), "--warm-up", str(args.warm_up), "--bot-seconds", str(bot_seconds)]
         command += ["--clocks", str(args.clocks), "--no-statements"]
         print(f"--- {tables} tables", flush=True)
         results: dict[str, float] = {}
