@@ -4,18 +4,10 @@ Production serves HTTP from WSGI workers and only `/ws/` from this application;
 the embedded default serves both from here.
 """
 
-import gc
 import os
 
 from asgiref.typing import ASGI3Application
 from django.core.asgi import get_asgi_application
-
-# A ws process keeps every open socket's objects for as long as the socket is open:
-# thousands, long-lived. At the collector's default pace a fan-out's messages in
-# flight were promoted among them, and full passes over them found nothing to free
-# and held the fan-out up (bench/fanout.py --10k). Young objects are collected 30 times less often, the
-# whole heap 10 times: reference counting frees a fan-out's messages first.
-gc.set_threshold(20_000, 20, 100)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
@@ -25,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import CookieMiddleware, InstanceSessionWrapper, SessionMiddleware  # noqa: E402
 
+from config.collector import collector_tuned  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -50,3 +43,5 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+collector_tuned()  # config.collector says why

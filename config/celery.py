@@ -1,8 +1,9 @@
 import os
 
 from celery import Celery
-from celery.signals import celeryd_init, worker_ready, worker_shutdown
+from celery.signals import celeryd_init, worker_process_init, worker_ready, worker_shutdown
 
+from config.collector import collector_tuned
 from tournaments.nodes import Heartbeat, node_of_queues
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -23,8 +24,14 @@ def _table_node(*, options: dict, **_kwargs) -> None:
         _node["index"] = index
 
 
+@worker_process_init.connect
+def _pool_process_started(**_kwargs) -> None:
+    collector_tuned()  # a pool's child (the clock's), once it has loaded the tasks
+
+
 @worker_ready.connect
 def _node_alive(**_kwargs) -> None:
+    collector_tuned()  # a solo worker (a table node) plays in this process
     # Once it consumes: from now on the table's turns are queued to it (tournaments.nodes).
     if "index" in _node:
         heartbeat = Heartbeat(_node["index"])
