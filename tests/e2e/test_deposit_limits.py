@@ -38,6 +38,14 @@ def take_a_break(page) -> None:
     expect(page.get_by_role("heading", name="Your break has started")).to_be_visible()
 
 
+def logged_in_ago(page, ago: timedelta) -> None:
+    """As if the page's session had logged in `ago`."""
+    key = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == settings.SESSION_COOKIE_NAME)
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    session[SIGNED_IN_AT] = (timezone.now() - ago).isoformat()
+    session.save()
+
+
 def test_a_player_sets_raises_and_cancels_his_daily_limit(page):
     player = player_named("greta")
     log_in(page, "greta")
@@ -87,11 +95,7 @@ def test_a_player_chooses_a_reality_check_and_is_reminded_in_a_dialog_he_closes_
     page.get_by_role("button", name="Save the reminder").click()
     expect(page.get_by_text("You will be reminded every 15 minutes of play.")).to_be_visible()
 
-    # As if he had logged in 15 minutes ago, less two seconds.
-    key = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == settings.SESSION_COOKIE_NAME)
-    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
-    session[SIGNED_IN_AT] = (timezone.now() - timedelta(minutes=15) + timedelta(seconds=2)).isoformat()
-    session.save()
+    logged_in_ago(page, timedelta(minutes=15) - timedelta(seconds=2))
     page.goto(reverse("lobby:wallet"))
 
     reminder = page.get_by_role("dialog", name="Reality check")
@@ -118,20 +122,13 @@ def test_a_break_taken_on_one_device_logs_out_the_page_open_on_another_at_once(a
     expect(desktop.get_by_role("button", name="Log out")).to_have_count(0)
 
 
-def logged_in_minutes_ago(page, minutes: int) -> None:
-    key = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == settings.SESSION_COOKIE_NAME)
-    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
-    session[SIGNED_IN_AT] = (timezone.now() - timedelta(minutes=minutes)).isoformat()
-    session.save()
-
-
 @pytest.mark.parametrize("script", [True, False], ids=["with-script", "without-script"])
 def test_a_reminder_due_when_a_page_loads_is_on_it_and_closes_with_or_without_a_script(new_page, script):
     player = player_named("ines")
     reality_check_set(player=player, minutes=15)
     page = new_page(java_script_enabled=script)
     log_in(page, "ines")
-    logged_in_minutes_ago(page, 16)
+    logged_in_ago(page, timedelta(minutes=16))
     page.goto(reverse("lobby:wallet"))
 
     reminder = page.get_by_role("dialog", name="Reality check")
