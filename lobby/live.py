@@ -39,7 +39,7 @@ from lobby.table_views import (
     table_moved_html,
     table_recent_html,
 )
-from lobby.views import lobby_row_html, tournament_live_html
+from lobby.views import info_live_context, lobby_row_html, tournament_live_html
 from tournaments.events import (
     EntryChanged,
     HandMovedOn,
@@ -239,12 +239,13 @@ def tournament_parts(
     its table pages' line (if `tables`: not when only chips changed), at the pace of
     `tables_throttle` (at once, if None); in every language."""
     now = timezone.now()
+    shared = _info_context(tournament, now)
     parts = []
     for language in LANGUAGES:
         if lobby and not clock_only:
             row = _in(language, functools.partial(lobby_row_html, tournament_id))
             parts.append(Part(group_name("lobby", language=language), row, throttle))
-        info = _in(language, functools.partial(_info_html, tournament, now, clock_only))
+        info = _in(language, functools.partial(_info_html, tournament, shared, now, clock_only))
         parts.append(Part(group_name("tournament", language=language, tournament_id=tournament_id), info, throttle))
         if tables:
             clock = _in(language, functools.partial(_clock_html, tournament))
@@ -329,8 +330,20 @@ def _reload() -> str:
     return RELOAD
 
 
-def _info_html(tournament: Reader, now: datetime.datetime, clock_only: bool) -> str:
-    return tournament_live_html(loaded, now, clock_only=clock_only) if (loaded := tournament()) else ""
+def _info_context(tournament: Reader, now: datetime.datetime) -> Callable[[], dict | None]:
+    """What Tournament Info's parts show, read once for every language they are
+    rendered in: a big field's tables and payouts are read once a change."""
+
+    def read() -> dict | None:
+        return info_live_context(loaded, now) if (loaded := tournament()) else None
+
+    return functools.cache(read)
+
+
+def _info_html(tournament: Reader, shared: Callable[[], dict | None], now: datetime.datetime, clock_only: bool) -> str:
+    if (loaded := tournament()) is None:
+        return ""
+    return tournament_live_html(loaded, now, clock_only=clock_only, shared=None if clock_only else shared())
 
 
 def _clock_html(tournament: Reader) -> str:

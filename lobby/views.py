@@ -38,7 +38,13 @@ from tournaments.selectors.charts import (
 from tournaments.selectors.lobby import LOBBY_FIELDS, player_marks, playing_at, tournament_list_for_lobby
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.schedules import registration_window, tournament_deadlines, tournament_schedule
-from tournaments.selectors.standings import chip_leaders, tournament_clock, tournament_standings, tournament_tables
+from tournaments.selectors.standings import (
+    TableLine,
+    chip_leaders,
+    tables_list,
+    tournament_clock,
+    tournament_standings,
+)
 from wallet.money import format_money as money
 
 LOBBY_PAGE_SIZE = 50
@@ -185,7 +191,7 @@ def own_mark(request, pk: int):
     if request.GET.get("on") == "info":
         tournament = get_object_or_404(Tournament, pk=pk)
         table = playing_at(tournament.status, marks.get(pk))
-        return HttpResponse(_info_mark_html(tournament, tournament_tables(tournament), table=table))
+        return HttpResponse(_info_mark_html(tournament, tables_list(tournament), table=table))
     row = _lobby_row(pk)
     if row is None:
         raise Http404
@@ -195,17 +201,15 @@ def own_mark(request, pk: int):
     )
 
 
-def _info_mark_html(tournament: Tournament, tables, *, table: int | None) -> str:
+def _info_mark_html(tournament: Tournament, tables: list[TableLine], *, table: int | None) -> str:
     context = {"tournament": tournament, "own_key": _seating_key(tournament, tables), "own_table": table}
     return render_to_string("lobby/tournament_info.html#own_table", context)
 
 
-def _seating_key(tournament: Tournament, tables) -> str:
+def _seating_key(tournament: Tournament, tables: list[TableLine]) -> str:
     """Who sits where, in short: Tournament Info's "Go to my table" is fetched again
     when a live update of its tables brings another (a player moved, a table broke)."""
-    seating = repr(
-        (tournament.status, [(view.number, [(seat.seat, seat.player) for seat in view.seats]) for view in tables])
-    )
+    seating = repr((tournament.status, [(line.number, line.entries) for line in tables]))
     return hashlib.blake2b(seating.encode(), digest_size=8).hexdigest()
 
 
@@ -401,7 +405,7 @@ def buy_in_text(*, entry_kind: str, currency: str, buy_in: int, bounty: int, fee
 def tournament_info(request, pk: int):
     """Tournament Info (rule 3): every parameter, the levels, breaks, deadlines and payouts."""
     tournament = get_object_or_404(Tournament.objects.select_related("blind_structure", "satellite_target"), pk=pk)
-    context = _info_live_context(tournament, timezone.now())
+    context = info_live_context(tournament, timezone.now())
     context["schedule"] = tournament_schedule(tournament)
     context["timeline"] = _timeline(context["schedule"])
     context["break_policy_text"] = break_policy_text(tournament)
@@ -420,10 +424,10 @@ def tournament_info(request, pk: int):
     return render(request, "lobby/tournament_info.html", context)
 
 
-def _info_live_context(tournament: Tournament, now) -> dict:
+def info_live_context(tournament: Tournament, now) -> dict:
     """What Tournament Info shows that changes while it is open (tournament_live_html),
     the same for everyone: the viewer's own table is theirs alone (own_mark)."""
-    tables = tournament_tables(tournament) if tournament.started_at else []
+    tables = tables_list(tournament) if tournament.started_at else []
     payouts = tournament_payouts(tournament, now=now)
     return {
         "tournament": tournament,
@@ -467,14 +471,17 @@ def _charts(tournament: Tournament, payouts) -> dict:
     }
 
 
-def tournament_live_html(tournament: Tournament, now, *, clock_only: bool = False) -> str:
+def tournament_live_html(
+    tournament: Tournament, now, *, clock_only: bool = False, shared: Mapping[str, object] | None = None
+) -> str:
     """Tournament Info's changing parts, to swap in out of band (lobby.live): status,
     entrants, prizes, tables, the players list's first page and the clock, or the
-    clock alone."""
+    clock alone. `shared`: info_live_context's answer, when the caller renders the
+    parts in every language from one read."""
     if clock_only:
         context = {"tournament": tournament, "clock": tournament_clock(tournament), "now": now, "oob": True}
         return render_to_string("lobby/clock_card.html", context)
-    context = {**_info_live_context(tournament, now), "oob": True}
+    context = {**(info_live_context(tournament, now) if shared is None else shared), "oob": True}
     players = {"tournament": tournament, **players_context(tournament, search="", page_number="1"), "oob": True}
     return (
         "".join(

@@ -467,7 +467,12 @@ def renders(monkeypatch):
     def counting(render):
         return lambda *args, **kwargs: counted.append(render.__name__) or render(*args, **kwargs)
 
-    for render in (lobby_live.lobby_row_html, lobby_live.tournament_live_html, lobby_live.table_live_html):
+    for render in (
+        lobby_live.lobby_row_html,
+        lobby_live.info_live_context,
+        lobby_live.tournament_live_html,
+        lobby_live.table_live_html,
+    ):
         monkeypatch.setattr(lobby_live, render.__name__, counting(render))
     return counted
 
@@ -502,7 +507,8 @@ def test_a_registration_is_one_message_per_listened_group_after_one_read(
         f"user-{alice.pk}",
         sorted([f"registration-{event.pk}", f"lobby-mark-{event.pk}", "balances"]),
     )
-    assert sorted(renders) == ["lobby_row_html"] * 2 + ["tournament_live_html"] * 2
+    # Tournament Info's parts read once for both languages.
+    assert sorted(renders) == ["info_live_context"] + ["lobby_row_html"] * 2 + ["tournament_live_html"] * 2
 
 
 def test_nothing_is_rendered_or_sent_for_groups_nobody_listens_to(
@@ -518,7 +524,7 @@ def test_nothing_is_rendered_or_sent_for_groups_nobody_listens_to(
     assert len(live_reads(reads)) == 1
     assert sent.groups() == [f"tournament-{event.pk}.da"]
     assert sent.refreshes == []
-    assert renders == ["tournament_live_html"]
+    assert renders == ["info_live_context", "tournament_live_html"]
 
 
 def test_a_registration_by_a_player_with_no_page_open_costs_one_cache_read(

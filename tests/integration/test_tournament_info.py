@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
+from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.models import Entry, Tournament
 from tournaments.services.cancellation import tournament_cancel
 from tournaments.services.clock import tournament_advance
@@ -249,3 +249,39 @@ def test_a_cancelled_event_shows_registration_closed_no_payouts_and_the_refund(c
     assert "Payouts (provisional)" not in body
     assert '<table class="payouts">' not in body
     assert "This tournament has been cancelled. Your refund is in your wallet." in body
+
+
+# The tables of an event under way
+
+
+def test_the_tables_are_listed_one_line_each_with_their_players_and_largest_and_smallest_stack(client, structure):
+    start = timezone.now() - timedelta(minutes=1)
+    tournament = TournamentFactory(
+        blind_structure=structure,
+        scheduled_start=start,
+        table_size=6,
+        break_policy="none",
+        late_registration_minutes=0,
+        max_entrants=100,
+    )
+    entrants(tournament, 10, now=start - timedelta(minutes=10))
+    tournament_advance(tournament_id=tournament.pk, now=timezone.now())
+    at_one = dict(Entry.objects.filter(tournament=tournament, table__number=1).values_list("pk", "chips"))
+    loser, winner = sorted(at_one)[:2]
+    won = at_one | {loser: at_one[loser] - 500, winner: at_one[winner] + 500}
+    floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=won, now=timezone.now())
+
+    body = " ".join(info(client, tournament).split())
+    stack = tournament.starting_stack
+    path = f"/tournaments/{tournament.pk}/tables"
+    assert (
+        f'<tr><td><a href="{path}/1/">Table 1</a></td><td class="money">5</td>'
+        f'<td class="money">{stack + 500:,}</td><td class="money">{stack - 500:,}</td></tr>'
+    ) in body
+    assert (
+        f'<tr><td><a href="{path}/2/">Table 2</a></td><td class="money">5</td>'
+        f'<td class="money">{stack:,}</td><td class="money">{stack:,}</td></tr>'
+    ) in body
+    # Who sits where is on each table's page, not listed here seat by seat.
+    name = Entry.objects.get(pk=loser).player.screen_name
+    assert name not in body.split('class="levels table-list"')[1].split("</table>")[0]

@@ -104,6 +104,40 @@ def tournament_tables(tournament: Tournament, number: int | None = None) -> list
 
 
 @dataclass(frozen=True)
+class TableLine:
+    """A table in play as Tournament Info lists it: who sits there (entry ids) and
+    the largest and smallest stack."""
+
+    number: int
+    entries: tuple[int, ...]
+    largest: int
+    smallest: int
+
+    @property
+    def players(self) -> int:
+        return len(self.entries)
+
+
+def tables_list(tournament: Tournament) -> list[TableLine]:
+    """Each table in play, by number, in a line: a big field's hundreds of tables are
+    listed every time its Tournament Info changes; their seats are on each table's page."""
+    seated = Entry.objects.filter(tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
+    rows = seated.exclude(table=None).order_by("table__number", "pk").values_list("table__number", "pk", "chips")
+    by_table: dict[int, list[tuple[int, int]]] = {}
+    for number, pk, chips in rows:
+        by_table.setdefault(number, []).append((pk, chips))
+    return [
+        TableLine(
+            number,
+            tuple(pk for pk, _ in seats),
+            max(chips for _, chips in seats),
+            min(chips for _, chips in seats),
+        )
+        for number, seats in by_table.items()
+    ]
+
+
+@dataclass(frozen=True)
 class ChipLeader:
     player: str
     chips: int
