@@ -440,10 +440,20 @@ def info_live_context(tournament: Tournament, now) -> dict:
         "tables": tables,
         "own_key": _seating_key(tournament, tables),
         "chip_leaders": chip_leaders(tournament) if tournament.started_at else [],
-        "standings": tournament_standings(tournament) if tournament.started_at else [],
+        **_standings(tournament),
         "final_table": final_table(tournament) if tournament.status == Status.FINISHED else None,
         **_charts(tournament, payouts),
     }
+
+
+# Tournament Info's finished places: the best so far (the latest out, while it runs);
+# the players list has every player's place, page by page.
+STANDINGS_SHOWN = 50
+
+
+def _standings(tournament: Tournament) -> dict:
+    standings = tournament_standings(tournament, best=STANDINGS_SHOWN + 1) if tournament.started_at else []
+    return {"standings": standings[:STANDINGS_SHOWN], "standings_more": len(standings) > STANDINGS_SHOWN}
 
 
 # Places in the prize chart: the rest of a long payout table is in the table beside it.

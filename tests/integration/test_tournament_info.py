@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from lobby import views as lobby_views
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tournaments.models import Entry, Tournament
 from tournaments.services.cancellation import tournament_cancel
@@ -285,3 +286,24 @@ def test_the_tables_are_listed_one_line_each_with_their_players_and_largest_and_
     # Who sits where is on each table's page, not listed here seat by seat.
     name = Entry.objects.get(pk=loser).player.screen_name
     assert name not in body.split('class="levels table-list"')[1].split("</table>")[0]
+
+
+def test_a_big_field_shows_its_best_places_so_far_and_the_players_list_has_the_rest(
+    client, player, other_player, monkeypatch
+):
+    monkeypatch.setattr(lobby_views, "STANDINGS_SHOWN", 2)
+    third = UserFactory()
+    tournament = played_to_the_end([player, other_player, third])
+
+    body = " ".join(info(client, tournament).split())
+    finished = body.split('<table class="standings">')[1].split("</table>")[0]
+    assert player.screen_name in finished
+    assert other_player.screen_name in finished
+    assert third.screen_name not in finished
+    assert "The 2 best places so far: the players list has every player's place." in body
+    # The players list (its first page) has the third's place.
+    players = body.split(f'id="players-{tournament.pk}"')[1]
+    assert third.screen_name in players
+
+    monkeypatch.setattr(lobby_views, "STANDINGS_SHOWN", 3)
+    assert "best places so far" not in info(client, tournament)

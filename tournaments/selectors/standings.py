@@ -172,14 +172,15 @@ class Finisher:
         return f"{self.best}" if self.best == self.worst else f"{self.best}-{self.worst}"
 
 
-def tournament_standings(tournament: Tournament) -> list[Finisher]:
-    """The places finished so far (rule 12), best first, with what each won once paid
-    (public_prize)."""
-    rows = list(
+def tournament_standings(tournament: Tournament, best: int | None = None) -> list[Finisher]:
+    """The places finished so far (rule 12), best first (the `best` first alone, if
+    given), with what each won once paid (public_prize)."""
+    finished = (
         tournament.entries.filter(finish_best__isnull=False)
         .order_by("finish_best", "pk")
         .values_list("finish_best", "finish_worst", "player__screen_name", "prize", "player_id", "prize_hold")
     )
+    rows = list(finished if best is None else finished[:best])
     won = bounties_won(tournament, [row[4] for row in rows]) if tournament.bounty_kind != BountyKind.NONE else {}
     return [
         # Both places are set together, and only those with them are read.
