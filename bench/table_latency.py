@@ -21,8 +21,10 @@ default, or `--bot-seconds`; a hand's gap TABLE_HAND_GAP_SECONDS 1). Each table 
 ws process (`/ws/live/`, as the table's page): the person's own page (signed in with
 his session cookie, on his own group `user-<id>` too, fetching his own part of the
 page from `web` each time it is told to, as static/js/portal.js does) and 8 others,
-as if every seat had its page open; the clients are fanout.py's (websockets' sans-I/O
-protocol, in this process).
+as if every seat had its page open; `--info` (20) more are the event's Tournament
+Info pages (`tournament-<tournament>.en`), which get its parts at most once a second
+and are not timed; the clients are fanout.py's (websockets' sans-I/O protocol, in
+this process).
 
 This process looks in the database every 50 ms for hands where a person is to act.
 As his browser does, it waits until his table's page shows it is his turn (every
@@ -132,6 +134,7 @@ from bench.harness import free_port, procfile, production_environment, wait_read
 
 REDIS_URL = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/13")
 TABLES = 200
+INFO_WATCHERS = 20  # a big event's Tournament Info is open somewhere all the time
 SEATS = 9
 STACK, SMALL_BLIND, BIG_BLIND = 10_000, 50, 100
 PRODUCTION_BOT_SECONDS = 1.5  # TABLE_BOT_SECONDS' default
@@ -549,6 +552,7 @@ class Room:
         self.own_statuses: dict[int, int] = {}
         self.unsettled = self.lost = 0
         self.tasks: set[asyncio.Task] = set()
+        self.info: list[TableSocket] = []
 
     async def connect(self, ws_port: int, seated: dict[int, tuple[int, str]]) -> None:
         gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
@@ -564,6 +568,10 @@ class Room:
             self.sockets[number] = list(await asyncio.gather(own, *others))
 
         await asyncio.gather(*(table(number) for number in range(1, self.args.tables + 1)))
+        # Tournament Info's pages open meanwhile: they are sent its parts, and read nothing here.
+        info = f"ws://127.0.0.1:{ws_port}/ws/live/?groups=tournament-{self.tournament_id}.en"
+        pages = (TableSocket.open(info, ws_port, (self.tournament_id, 0), "", gate=gate) for _ in range(self.args.info))
+        self.info = list(await asyncio.gather(*pages))
 
     def fetch_own(self, number: int, cookie: str) -> None:
         """The person's page fetches his own part of the table again, as told."""
@@ -657,7 +665,10 @@ async def run(
     began = time.perf_counter()
     await room.connect(ports["ws"], {number: people[entry_id] for number, entry_id in seated.items()})
     sockets = sum(len(group) for group in room.sockets.values())
-    print(f"{sockets} sockets on {len(room.sockets)} tables connected in {time.perf_counter() - began:.1f} s")
+    print(
+        f"{sockets} sockets on {len(room.sockets)} tables and {len(room.info)} on Tournament Info"
+        f" connected in {time.perf_counter() - began:.1f} s"
+    )
     await asyncio.get_running_loop().run_in_executor(None, start_celery, processes)
     start = time.perf_counter() + args.warm_up
     if clocks:  # the sweep queues each start (30 s ahead, as in production) during the warm-up
@@ -901,6 +912,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=TABLES)
     parser.add_argument("--watchers", type=int, default=SEATS, help="sockets a table")
+    parser.add_argument("--info", type=int, default=INFO_WATCHERS, help="sockets on the event's Tournament Info")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured, after the warm-up")
     parser.add_argument("--warm-up", type=float, default=30.0, help="seconds from the worker's start to the window")
     parser.add_argument(
@@ -950,6 +962,7 @@ def capacity(args: argparse.Namespace) -> int:
     for tables in counts:
         seconds = max(args.seconds, math.ceil(args.capacity_actions / (PERSON_ACTIONS_A_SECOND * tables)))
         command = [sys.executable, __file__, "--tables", str(tables), "--watchers", str(args.watchers)]
+        command += ["--info", str(args.info)]
         command += ["--seconds", str(seconds), "--warm-up", str(args.warm_up), "--bot-seconds", str(bot_seconds)]
         command += ["--clocks", str(args.clocks), "--no-statements"]
         print(f"--- {tables} tables", flush=True)

@@ -18,7 +18,7 @@ from tournaments.selectors.bounties import bounties_won, bounty_heads
 from tournaments.selectors.leader_boards import finish_points_of
 from tournaments.selectors.lobby import playing_at
 from tournaments.selectors.payouts import public_prize
-from tournaments.selectors.players import player_events, tournament_players
+from tournaments.selectors.players import field_ranks, player_events, tournament_players
 from tournaments.selectors.results import player_results as results_of
 from tournaments.selectors.results import running_total
 
@@ -54,6 +54,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
     started = tournament.started_at is not None
     bounties = tournament.bounty_kind != BountyKind.NONE
     on_page = list(page.object_list)
+    ranks = field_ranks(tournament, {row["chips"] for row in on_page if not row["out"]}) if started else {}
     heads = bounty_heads(tournament, [row["pk"] for row in on_page if not row["out"]]) if bounties else {}
     won = bounties_won(tournament, [row["player_id"] for row in on_page]) if bounties else {}
     with_points = tournament.status == Status.FINISHED and tournament.leader_board
@@ -67,7 +68,7 @@ def players_context(tournament: Tournament, *, search: str, page_number: str) ->
                 "in": not row["out"],
                 "table": playing_at(tournament.status, row["seated_at"]),
                 "chips": row["chips"],
-                "rank": row["ahead"] + 1 if started and not row["out"] else None,
+                "rank": ranks.get(row["chips"]) if not row["out"] else None,
                 "place": _place(row["finish_best"], row["finish_worst"]),
                 "prize": prize,
                 "forfeited": forfeited,

@@ -1,5 +1,7 @@
 """Reads of players: a player's own events, an event's players."""
 
+import bisect
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -126,14 +128,14 @@ def player_events(player_id: int, *, now: datetime) -> list[PlayerEvent]:
 
 def tournament_players(tournament: Tournament, *, search: str = "") -> QuerySet:
     """The event's players as plain dicts (never their wallets): those still in by
-    chips, most first, with their rank among them (equal stacks share it) and the
-    table they sit at, then those out by place; `search`: screen names containing it."""
+    chips, most first, with the table they sit at, then those out by place; `search`:
+    screen names containing it. Their ranks: field_ranks, for the page shown."""
     entries = Entry.objects.filter(tournament=tournament, status__in=ENTERED)
     if search:
         entries = entries.filter(player__screen_name__icontains=search)
     out = Case(When(STILL_IN, then=Value(0)), default=Value(1), output_field=IntegerField())
     return (
-        entries.annotate(out=out, seated_at=SEATED_AT, ahead=still_in_ahead())
+        entries.annotate(out=out, seated_at=SEATED_AT)
         .order_by("out", "-chips", "finish_best", "player__screen_name", "pk")
         .values(
             "pk",
@@ -142,10 +144,21 @@ def tournament_players(tournament: Tournament, *, search: str = "") -> QuerySet:
             "out",
             "chips",
             "seated_at",
-            "ahead",
             "finish_best",
             "finish_worst",
             "prize",
             "prize_hold",
         )
     )
+
+
+def field_ranks(tournament: Tournament, stacks: Collection[int]) -> dict[int, int]:
+    """The rank among the event's players still in (equal stacks share one) of each
+    of these stacks: one read of the stacks above the smallest, rather than a count
+    of the field for every row of a big field's list."""
+    if not stacks:
+        return {}
+    above = sorted(
+        Entry.objects.filter(STILL_IN, tournament=tournament, chips__gt=min(stacks)).values_list("chips", flat=True)
+    )
+    return {chips: len(above) - bisect.bisect_right(above, chips) + 1 for chips in stacks}
