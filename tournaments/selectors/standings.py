@@ -4,7 +4,7 @@
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from tournaments.models import (
     BountyKind,
@@ -73,10 +73,15 @@ class TableView:
     seats: list[SeatView]
 
 
+def _seated(tournament: Tournament) -> QuerySet[Entry]:
+    """The entries seated at the event's tables in play."""
+    return Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
+
+
 def tournament_tables(tournament: Tournament, number: int | None = None) -> list[TableView]:
     """Each table in play (or table `number` alone): its players by seat, their
     stacks, the button and the blinds of the hand in play or the next (rules 5, 14)."""
-    seated = Entry.objects.filter(table__tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
+    seated = _seated(tournament)
     if number is not None:
         seated = seated.filter(table__number=number)
     listed = seated.order_by("table__number", "seat").values_list(
@@ -121,8 +126,7 @@ class TableLine:
 def tables_list(tournament: Tournament) -> list[TableLine]:
     """Each table in play, by number, in a line: a big field's hundreds of tables are
     listed every time its Tournament Info changes; their seats are on each table's page."""
-    seated = Entry.objects.filter(tournament=tournament, table__broken_at=None, status=EntryStatus.ACTIVE)
-    rows = seated.exclude(table=None).order_by("table__number", "pk").values_list("table__number", "pk", "chips")
+    rows = _seated(tournament).order_by("table__number", "pk").values_list("table__number", "pk", "chips")
     by_table: dict[int, list[tuple[int, int]]] = {}
     for number, pk, chips in rows:
         by_table.setdefault(number, []).append((pk, chips))
