@@ -37,7 +37,7 @@ from tournaments.rules.floor import Deal
 from tournaments.rules.hands import HandSetup, PlayedHand, ShownHand, deck_commitment, new_deck, new_salt
 from tournaments.selectors.replays import KEPT, played_on, remember_shown
 from tournaments.selectors.tables import InPlayView
-from tournaments.services.ticks import tick_queue
+from tournaments.services.ticks import TABLE_TICK_STEP, tick_queue
 from tournaments.services.turns import turn_start
 
 TABLES_TICK = "tournaments.tasks.tables_tick"
@@ -269,7 +269,7 @@ def turn_queue(table_id: int, due: datetime) -> None:
     node = table_node(table_id, nodes_alive())
     queue = None if node is None else node_queue(node)
     ahead = max(due - timezone.now(), timedelta(0))
-    tick_queue(TABLES_TICK, due, node, queue=queue, kept=ahead + timedelta(minutes=1))
+    tick_queue(TABLES_TICK, due, node, queue=queue, kept=ahead + timedelta(minutes=1), step=TABLE_TICK_STEP)
 
 
 def hand_report_queue(row: Hand) -> None:

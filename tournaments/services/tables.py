@@ -57,7 +57,7 @@ from tournaments.services.hands import (
     turn_queue,
 )
 from tournaments.services.refusals import TournamentError, refuse, refuse_action
-from tournaments.services.ticks import TICK_STEP
+from tournaments.services.ticks import TABLE_TICK_STEP
 from tournaments.services.turns import Turned, turn_auto, turn_bank_spend, turns_play_on
 from wallet.models import Currency
 
@@ -164,7 +164,7 @@ def hands_tick(*, tick: datetime, node: int | None, now: datetime) -> int:
     `node` plays (every table, if None: no node is known alive), each in a
     transaction of its own; then the hands they ended given to the floor, a
     tournament's all at once. Returns how many turns were played."""
-    due = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__gt=tick - TICK_STEP, deadline_at__lte=tick)
+    due = Hand.objects.filter(status=HandStatus.PLAYING, deadline_at__gt=tick - TABLE_TICK_STEP, deadline_at__lte=tick)
     alive = nodes_alive()
     played, reporting = 0, {}
     for hand_id, table_id, tournament_id, revision in due.values_list("pk", "table_id", "tournament_id", "revision"):

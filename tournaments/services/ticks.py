@@ -20,6 +20,9 @@ from django.core.cache import cache
 from django.utils import timezone
 
 TICK_STEP = timedelta(milliseconds=50)
+# A table node's turns fall due on a coarser grid: a bot thinks for a second or more,
+# a player out of time waits a moment longer, and each tick is a task for the node.
+TABLE_TICK_STEP = timedelta(milliseconds=200)
 # Tasks are queued at most this far ahead: after a worker dies, a queued task can
 # stay parked in the broker for an hour, so the sweep queues the rest as they near.
 TICK_HORIZON = timedelta(seconds=30)
@@ -29,18 +32,26 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 SKEW = timedelta(milliseconds=500)
 
 
-def tick_of(due: datetime) -> datetime:
-    """The tick that does what is due at `due`: the next instant of the grid."""
-    step = TICK_STEP // timedelta(microseconds=1)
+def tick_of(due: datetime, step_of: timedelta = TICK_STEP) -> datetime:
+    """The tick that does what is due at `due`: the next instant of the grid of `step_of`."""
+    step = step_of // timedelta(microseconds=1)
     micros = (due - _EPOCH) // timedelta(microseconds=1)
     return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
 
 
-def tick_queue(task: str, due: datetime, *args: object, queue: str | None = None, kept: timedelta) -> None:
-    """Queue `task`(*args, tick) for the tick of `due` (on `queue`, else as Celery
-    routes it), unless a commit queued it already; `kept`: longer than any tick is
-    queued ahead. Call it once the change it is for has committed."""
-    tick = tick_of(due)
+def tick_queue(
+    task: str,
+    due: datetime,
+    *args: object,
+    queue: str | None = None,
+    kept: timedelta,
+    step: timedelta = TICK_STEP,
+) -> None:
+    """Queue `task`(*args, tick) for the tick of `due` on the grid of `step` (on
+    `queue`, else as Celery routes it), unless a commit queued it already; `kept`:
+    longer than any tick is queued ahead. Call it once the change it is for has
+    committed."""
+    tick = tick_of(due, step)
     key = f"tick:{task}:{queue or ''}:{tick.isoformat()}"
     near = timezone.now() >= tick - SKEW
     if not near and _known(key):
