@@ -9,7 +9,7 @@ channel layer, the cache and the sessions) with the production settings
 person (is_bot off, signed in with Django's test Client). Every table is watched:
 its group in every language the site speaks, the event's tables group, Tournament
 Info and the lobby are marked listened (live.groups.mark_listened, as a socket
-does), and each person's own group. Bots think for TABLE_BOT_SECONDS=0.001 and
+does), and each person's own groups (his table page's, in English). Bots think for TABLE_BOT_SECONDS=0.001 and
 hands follow each other at once (TABLE_HAND_GAP_SECONDS=0), so each bot turn is
 one task and nothing waits on the clock.
 
@@ -22,12 +22,10 @@ This process plays the room in turn, one action a unit, each measured alone:
   his session and CSRF token, the transaction's on-commit callbacks run as they
   run in production; when it ends the hand, the task the hand queued for the floor
   (`tournaments.tasks.hand_report`) as the worker would run it;
-- after either, the person's page fetching his own part (`.../me/`) when lobby.live
-  tells it to (he acted, it is his turn now, or the hand he was dealt in ended), as
-  static/js/portal.js does;
 - in both, the live delivery each commit triggers, by the real code: the outbox
   (live.outbox), the publishers rendering the table's public part in each language
-  (lobby.live), the listened marks read from Redis (live.delivery), and the group
+  and each person's own part whose turn it is now or whose hand ended (lobby.live),
+  the listened marks read from Redis (live.delivery), and the group
   sends on the channel layer by the sending loop's thread (live.sending), waited
   for until its queue is drained; the turn's next task queued on the Redis broker
   (Celery's apply_async), never run by a worker: this process plays it.
@@ -174,6 +172,7 @@ def watch(tournament_id: int, tables: list[int], people: list[int]) -> None:
     from live.groups import LANGUAGES, group_name, mark_listened
 
     groups = [group_name("user", user_id=player) for player in people]
+    groups += [group_name("own", user_id=player, language="en") for player in people]
     for language in LANGUAGES:
         groups += [group_name("lobby", language=language)]
         groups += [
@@ -386,7 +385,7 @@ class Room:
         self.unit[3] += sending_cpu() - sending_began
 
     def person(self, turn: Turn) -> None:
-        """His action, what the worker does for it, and his page's fetch of his own part."""
+        """His action, and what the worker does for it."""
         from tournaments.tasks import hand_report
 
         browser = self.browsers[turn.entry_id]
@@ -399,16 +398,12 @@ class Room:
             raise RuntimeError(f"the action was refused: {responses[0].status_code} {responses[0].content[:300]!r}")
         if finished:  # the task the hand queued for the floor
             self.measure("the hand_report task (worker)", lambda: hand_report(turn.hand_id))
-        self.own_part(turn.entry_id, turn.number)  # told to (lobby.live): he acted
 
     def bot(self, turn: Turn) -> int:
         """The table node's tick for the step of the bot's deadline (every turn due in
-        it; returns how many); then, as lobby.live tells him to, the person at the
-        table fetches his own part if it is his turn now or the hand he was dealt in
-        has ended."""
+        it; returns how many)."""
         from django.utils import timezone
 
-        from tournaments.models import Hand, HandStatus
         from tournaments.services.ticks import tick_of
         from tournaments.tasks import tables_tick
 
@@ -420,19 +415,7 @@ class Room:
         self.measure("the tables_tick task (worker)", lambda: played.append(tables_tick(None, tick)))
         if not played[0]:
             raise RuntimeError(f"the turn of hand {turn.hand_id} after {turn.at} actions was not played")
-        status, to_act, seats = Hand.objects.values_list("status", "to_act", "seats").get(pk=turn.hand_id)
-        told = set(seats.values()) if status != HandStatus.PLAYING else {seats[str(to_act)]}
-        for entry_id in sorted(int(entry) for entry in told if int(entry) in self.people):
-            self.own_part(entry_id, turn.number)
         return played[0]
-
-    def own_part(self, entry_id: int, number: int) -> None:
-        """His page fetching his own part again, as static/js/portal.js does when told to."""
-        responses = []
-        path = f"/tournaments/{self.tournament_id}/tables/{number}/me/"
-        self.measure("his own part's GET (web)", lambda: responses.append(self.browsers[entry_id].get(path)))
-        if responses[0].status_code != 200:
-            raise RuntimeError(f"his own part was not served: {responses[0].status_code}")
 
     def hand(self, hand_id: int) -> tuple[int, bool]:
         """A hand's actions so far, and whether it is finished (not yet reported)."""

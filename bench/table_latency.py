@@ -156,9 +156,10 @@ class TableSocket(Client):
     """A page watching a table: fanout's client, signed in with a cookie if given,
     keeping the table parts it receives (arrival, text): the whole table, or, while a
     hand goes on, the seats and the felt that changed. It keeps which seats show
-    their turn (the seat's `to-act` class), as the page shows them. Told to fetch its
-    own seat again (`{"refresh": ["own-seat-..."]}`), a signed-in page calls
-    `on_refresh`, as the browser does (static/js/portal.js)."""
+    their turn (the seat's `to-act` class), as the page shows them. A signed-in page
+    counts the own parts it is sent (`id="own-seat-..."`, on its player's own group),
+    and told to fetch its own seat again (`{"refresh": ["own-seat-..."]}`: he was
+    moved), calls `on_refresh`, as the browser does (static/js/portal.js)."""
 
     def __init__(self, url: str, table: tuple[int, int], cookie: str = "", on_refresh=None):
         super().__init__(url)
@@ -172,6 +173,7 @@ class TableSocket(Client):
         self.cookie, self.on_refresh = cookie, on_refresh
         self.parts: list[tuple[float, str]] = []
         self.acting: set[int] = set()  # the seats whose turn the page shows
+        self.own_parts: list[float] = []  # arrivals of the player's own part, sent to him
 
     @classmethod
     async def open(
@@ -206,7 +208,9 @@ class TableSocket(Client):
                                 self.acting.add(int(seat))
                             else:
                                 self.acting.discard(int(seat))
-                    elif self.on_refresh and '"own-seat-' in text:
+                    elif text.startswith('<section class="card wide own-seat"'):
+                        self.own_parts.append(arrived)
+                    elif self.on_refresh and text.startswith("{") and '"own-seat-' in text:
                         self.on_refresh()
             elif not self.opened.done():
                 if self.protocol.handshake_exc is None:
@@ -563,7 +567,8 @@ class Room:
             table = (self.tournament_id, number)
             player, cookie = seated[number]
             fetch = functools.partial(self.fetch_own, number, cookie)
-            own = TableSocket.open(f"{url},user-{player}", ws_port, table, cookie, gate=gate, on_refresh=fetch)
+            mine = f"{url},user-{player},own-{player}.en"
+            own = TableSocket.open(mine, ws_port, table, cookie, gate=gate, on_refresh=fetch)
             others = (TableSocket.open(url, ws_port, table, "", gate=gate) for _ in range(self.args.watchers - 1))
             self.sockets[number] = list(await asyncio.gather(own, *others))
 
@@ -865,6 +870,10 @@ def report(args: argparse.Namespace, found: dict, processes: Processes, clocks: 
         f" p99 {percentile(each, 0.99):.0f} ms; the POST's response: p50 {percentile(responses, 0.5):.0f} ms,"
         f" p99 {percentile(responses, 0.99):.0f} ms"
     )
+    pushed = sum(
+        1 for sockets in room.sockets.values() for at in sockets[0].own_parts if room.window[0] <= at < room.window[1]
+    )
+    print(f"the people's own part sent to them: {pushed} times")
     fetches = sorted(room.own_fetches)
     if fetches:
         print(

@@ -6,10 +6,13 @@
     table-<tournament id>-<table number>.<language>   a table being watched
     tables-<tournament id>.<language>             every table page of an event (its clock)
     user-<id>                                     a signed-in player's own
+    own-<id>.<language>                           his own part of his table pages
     staff                                         staff pages
 
 Shared groups are rendered once per language and carry nothing private; a player's
-own group and staff's are told only the names of what to fetch again.
+own group and staff's are told only the names of what to fetch again. His own part
+of a table page (his cards, his choices) is rendered for him alone, in the language
+of the pages open at the table, and sent to his `own` group: only he may join it.
 
 A socket marks its groups listened before it joins them and keeps them marked while
 it is open: the delivery (live.delivery) renders for and sends to a group only if
@@ -37,9 +40,10 @@ _SHARED = re.compile(
     r"|tables-(?P<tables_of>[0-9]{1,18}))"
     r"\.(?P<language>[a-z-]{2,7})"
 )
-_PRIVATE = re.compile(r"user-(?P<user>[0-9]{1,18})")
-# A page shows a handful of groups; more is not a page.
-MOST_GROUPS = 8
+_PRIVATE = re.compile(r"user-(?P<user>[0-9]{1,18})|own-(?P<own>[0-9]{1,18})\.(?P<language>[a-z-]{2,7})")
+# A page shows a handful of groups (My tables, the most: four tables' and their
+# events', and the player's two own); more is not a page.
+MOST_GROUPS = 10
 # A mark lasts this long; an open socket makes it again every half of it.
 LISTENED_SECONDS = 3600
 
@@ -60,6 +64,7 @@ def group_name(
         "table": f"table-{tournament_id}-{table}.{language}",
         "tables": f"tables-{tournament_id}.{language}",
         "user": f"user-{user_id}",
+        "own": f"own-{user_id}.{language}",
     }
     return names.get(kind, "staff")
 
@@ -67,7 +72,7 @@ def group_name(
 def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | None) -> bool:
     """Whether `user` may join every one of `groups`: any shared group in a language
     the site speaks (the tournaments it names must exist too: tournaments_named),
-    their own group only, staff's if staff."""
+    their own groups only, staff's if staff."""
     if not groups or len(groups) > MOST_GROUPS:
         return False
     signed_in = user is not None and user.is_authenticated
@@ -76,7 +81,9 @@ def may_join(groups: Sequence[str], user: AbstractBaseUser | AnonymousUser | Non
             if shared["language"] not in LANGUAGES:
                 return False
         elif private := _PRIVATE.fullmatch(group):
-            if not signed_in or int(private["user"]) != user.pk:  # type: ignore[union-attr]  # signed in: a user
+            owner = int(private["user"] or private["own"])
+            language = private["language"] or LANGUAGES[0]  # `user-<id>` has none
+            if not signed_in or owner != user.pk or language not in LANGUAGES:  # type: ignore[union-attr]  # signed in: a user
                 return False
         elif group == "staff":
             if not signed_in or not user.is_staff:  # type: ignore[union-attr]  # signed in: our User

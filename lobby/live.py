@@ -10,9 +10,10 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
   goes depends on each viewer's filters.
 - A table's group gets the hand in play as anyone watching sees it (seats, stacks,
   bets, board, pot, whose turn) with each action, and the last hands when a hand
-  ends or is dealt; the players whose own part changed (whose turn it was or is;
-  everyone dealt in at a hand's end) are told to fetch it again (their hole cards
-  and choices are never in a shared message). What every table page shows of the
+  ends or is dealt. The players whose own part changed (whose turn it was or is;
+  everyone dealt in at a hand's end) get it, rendered for each alone, on their own
+  group (`own-<id>.<language>`, which only they may join): their hole cards and
+  choices are never in a shared message. What every table page shows of the
   event (level, blinds, players left) goes with Tournament Info's parts to the
   event's tables group: an action does not render it.
 - A player's own group gets only the names of what to fetch again (their
@@ -37,6 +38,8 @@ from lobby.table_views import (
     table_clock_html,
     table_live_html,
     table_moved_html,
+    table_own_html,
+    table_own_seat,
     table_recent_html,
 )
 from lobby.views import info_live_context, lobby_row_html, tournament_live_html
@@ -48,9 +51,9 @@ from tournaments.events import (
     TablesChanged,
     TournamentChanged,
 )
-from tournaments.models import Entry, Hand, Table, Tournament
+from tournaments.models import ENTERED, Entry, Hand, Table, Tournament
 from tournaments.rules.hands import LogLine
-from tournaments.selectors.tables import InPlayView, SeatState, TableState, seats_shown, table_hand
+from tournaments.selectors.tables import InPlayView, OwnSeat, SeatState, TableState, seats_shown, table_hand
 from wallet.events import BalancesChanged
 
 RELOAD = json.dumps({"reload": True})
@@ -123,7 +126,7 @@ def publish(events: Sequence[object]) -> list[Message]:
 
 def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
     """Each changed table to its watchers; the players whose own part changed (as the
-    events say, or found: own_seat_players) told to fetch it again."""
+    events say, or found: own_seat_players) sent it (own_parts)."""
     tables: dict[int, set[int]] = {}  # by event, the tables changed
     hands: dict[int, set[int]] = {}  # by event, the tables whose last hands changed too
     unknown: dict[int, set[int]] = {}  # by event, the tables whose players are to be found
@@ -140,8 +143,41 @@ def tables_messages(changes: Sequence[TablesChanged]) -> list[Message]:
         told.update((tournament_id, player) for player in own_seat_players(tournament_id, numbers))
     messages: list[Message] = []
     for tournament_id, numbers in tables.items():
-        messages += table_parts(tournament_id, sorted(numbers), hands=hands.get(tournament_id, set()))
-    return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
+        readers = _readers(tournament_id, sorted(numbers), hands=hands.get(tournament_id, set()))
+        messages += table_parts(tournament_id, sorted(numbers), hands=hands.get(tournament_id, set()), readers=readers)
+        messages += own_parts(tournament_id, readers, {player for of, player in told if of == tournament_id})
+    return messages
+
+
+def own_parts(tournament_id: int, readers: "_Readers", players: set[int]) -> list[Message]:
+    """Each of `players`' own part of the page of his table among those `readers`
+    read, rendered for him alone and sent to his own group in the languages his
+    table pages are open in; told to fetch it again instead if his table is not among
+    them (moved: the page follows him; out). Nothing for those with no table page open."""
+    groups = {
+        (player, language): group_name("own", user_id=player, language=language)
+        for player in players
+        for language in LANGUAGES
+    }
+    found = cache.get_many([listened_key(group) for group in groups.values()]) if groups else {}
+    listening = {player for (player, _), group in groups.items() if listened_key(group) in found}
+    if not listening:
+        return []
+    entries = Entry.objects.filter(tournament_id=tournament_id, player_id__in=listening, status__in=ENTERED)
+    tables, states = readers
+    messages: list[Message] = []
+    for entry in entries.select_related("table"):
+        number = entry.table.number if entry.table is not None else None
+        if number not in tables:
+            messages.append(Refresh(group_name("user", user_id=entry.player_id), (f"own-seat-{tournament_id}",)))
+            continue
+        render = functools.partial(_own_html, tables[number], states[number], entry)
+        messages += [
+            Part(groups[entry.player_id, language], _in(language, render))
+            for language in LANGUAGES
+            if listened_key(groups[entry.player_id, language]) in found
+        ]
+    return messages
 
 
 def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged]) -> list[Message]:
@@ -156,6 +192,15 @@ def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged
         moved[key] = (first, move.after)
         told.update((move.tournament_id, player) for player in move.players)
     messages: list[Message] = []
+    for move in moves:
+        if (move.tournament_id, move.number) in whole:
+            continue
+        for own in move.own:
+            told.discard((move.tournament_id, own.entry.player_id))
+            render = functools.partial(_own_moved_html, move.tournament_id, move.number, own)
+            for language in LANGUAGES:
+                group = group_name("own", user_id=own.entry.player_id, language=language)
+                messages.append(Part(group, _in(language, render)))
     for (tournament_id, number), (before, after) in moved.items():
         if (tournament_id, number) in whole:
             continue
@@ -181,6 +226,12 @@ def _moved_html(
     lines: Sequence[LogLine],
 ) -> str:
     return table_moved_html(tournament_id, number, view, seats(), felt=felt, lines=lines)
+
+
+def _own_moved_html(tournament_id: int, number: int, own: OwnSeat) -> str:
+    table_id = own.hand.table_id if own.hand is not None else own.entry.table_id
+    assert table_id is not None  # in the hand at the table
+    return table_own_html(own, tournament_id=tournament_id, table_id=table_id, number=number)
 
 
 def chat_parts(tournament_id: int, number: int) -> list[Part]:
@@ -254,12 +305,25 @@ def tournament_parts(
     return parts
 
 
-def table_parts(tournament_id: int, numbers: list[int], *, hands: set[int]) -> list[Part]:
+TableReader = Callable[[], Table | None]
+StateReader = Callable[[], TableState | None]
+_Readers = tuple[dict[int, TableReader], dict[int, StateReader]]
+
+
+def _readers(tournament_id: int, numbers: list[int], *, hands: set[int]) -> _Readers:
+    """Each table and what anyone watching it sees, read once when a part first
+    needs it; with the last hands for those in `hands`."""
+    tables = {number: _table_reader(tournament_id, number) for number in numbers}
+    return tables, {number: _state_reader(tables[number], recent=number in hands) for number in numbers}
+
+
+def table_parts(
+    tournament_id: int, numbers: list[int], *, hands: set[int], readers: _Readers | None = None
+) -> list[Part]:
     """Each changed table as it is now, and the last hands of those in `hands` (the
     others' only moved on in the hand in play). Not throttled: a table changes with
     each action."""
-    tables = {number: _table_reader(tournament_id, number) for number in numbers}
-    states = {number: _state_reader(tables[number], recent=number in hands) for number in numbers}
+    tables, states = readers or _readers(tournament_id, numbers, hands=hands)
     parts = []
     for language in LANGUAGES:
         for number in numbers:
@@ -380,6 +444,14 @@ def _state_reader(table: Callable[[], Table | None], *, recent: bool) -> Callabl
 
 def _table_html(table: Callable[[], Table | None], state: Callable[[], TableState | None]) -> str:
     return table_live_html(loaded, state()) if (loaded := table()) else ""
+
+
+def _own_html(table: TableReader, state: StateReader, entry: Entry) -> str:
+    loaded, shown = table(), state()
+    if loaded is None or shown is None:
+        return ""
+    own = table_own_seat(loaded.tournament, loaded, shown.hand, shown.played, entry)
+    return table_own_html(own, tournament_id=loaded.tournament_id, table_id=loaded.pk, number=loaded.number)
 
 
 def _recent_html(table: Callable[[], Table | None], state: Callable[[], TableState | None]) -> str:

@@ -1,7 +1,8 @@
 """The table page (rules 5, 6, 14, 15, 18): anyone may watch a table; a player seated
 there also sees his own cards and acts with the buttons. The watched part goes to
 everyone (the table's live group); the player's own part is rendered for him alone,
-by the request that fetches it, and follows him when he is moved to another table."""
+sent to his own group as it changes (lobby.live) or fetched by his page, and follows
+him when he is moved to another table."""
 
 from collections.abc import Sequence
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from accounts.models import User
+from live.groups import group_name
 from lobby.forms import SitOutForm, TableActionForm
 from tournaments.models import ENTERED, Entry, EntryStatus, Hand, Table, Tournament
 from tournaments.rules.hands import LogLine, ShownHand
@@ -66,7 +68,8 @@ def my_tables(request: SignedInRequest) -> HttpResponse:
     """Every table where the player is seated, side by side (the one waiting for him
     first: the page marks it and says so in its title); each as its own page shows it
     and kept live by the same updates, so a move to another table follows him here."""
-    tables, groups = [], []
+    language = translation.get_language()
+    tables, groups = [], [group_name("own", user_id=request.user.pk, language=language)]
     for entry in seated_entries(request.user.pk, most=MY_TABLES_MOST):
         table = entry.table
         assert table is not None  # filtered
@@ -81,7 +84,6 @@ def my_tables(request: SignedInRequest) -> HttpResponse:
                 "clock": tournament_clock(tournament),
             }
         )
-        language = translation.get_language()
         groups += [f"table-{tournament.pk}-{table.number}.{language}", f"tables-{tournament.pk}.{language}"]
     return render(request, "lobby/my_tables.html", {"tables": tables, "live_groups": ",".join(groups)})
 
@@ -237,6 +239,26 @@ def table_moved_html(
     if lines:
         parts.append(render_to_string("lobby/table.html#log_added", {**context, "lines": lines}))
     return "".join(parts)
+
+
+def table_own_html(own: OwnSeat | None, *, tournament_id: int, table_id: int, number: int) -> str:
+    """A player's own part (his cards, his choices) at a table, to swap in out of band
+    on his pages alone (lobby.live sends it to his own group), without a read: without
+    a CSRF token too, which his page's htmx sends with each request."""
+    context = {
+        "tournament": {"pk": tournament_id},
+        "table": {"pk": table_id, "number": number},
+        "own": own,
+        "oob": True,
+    }
+    return render_to_string("lobby/table.html#own", context)
+
+
+def table_own_seat(
+    tournament: Tournament, table: Table, hand: Hand | None, played: ShownHand | None, entry: Entry
+) -> OwnSeat | None:
+    """The player's own part at `table`, whose hand in play (or last) is `hand`."""
+    return _own(tournament, table, hand, played, entry)
 
 
 def table_recent_html(table: Table, state: TableState | None = None) -> str:

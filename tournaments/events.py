@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tournaments.selectors.tables import InPlayView
+    from tournaments.selectors.tables import InPlayView, OwnSeat
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,15 @@ class HandMovedOn:
     """The hand in play at table `number` moved on and goes on: what its watchers saw
     `before` and see `after` (the seats, the felt, whose turn: only what changed is
     sent); `players`: whose own part of the table page changed (whose turn it was or
-    is)."""
+    is); `own`: that part as it now stands, for those of them who are people (their
+    cards: each for his own group alone)."""
 
     tournament_id: int
     number: int
     before: "InPlayView"
     after: "InPlayView"
     players: tuple[int, ...]
+    own: tuple["OwnSeat", ...] = ()
 
 
 @dataclass(frozen=True)

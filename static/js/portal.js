@@ -200,6 +200,17 @@
         part.remove();
         stale.push(part.id);
       }
+      // The player's own part at a table, sent to him alone: of another table (he
+      // was moved), fetched from this page's address, which follows him there; older
+      // than the one shown, or showing the same (he may be choosing an amount), kept out.
+      else if (part.hasAttribute("data-own-at")) {
+        if (current.getAttribute("data-refresh-url") !== part.getAttribute("data-refresh-url")) {
+          part.remove();
+          stale.push(part.id);
+        } else if (older(part, current) || part.getAttribute("data-refresh-key") === current.getAttribute("data-refresh-key")) {
+          part.remove();
+        }
+      }
     });
     // Only a signed-in player has marks of their own (a visitor's are the shared ones).
     var signedIn = document.querySelector("[data-live-user]") !== null;
@@ -212,6 +223,13 @@
       });
     }
     return template.content.children.length ? template.innerHTML : "";
+  }
+
+  // Which of two of a player's own parts is older: by hand, then by its actions.
+  function older(part, current) {
+    var a = (part.getAttribute("data-own-at") || "0 0").split(" ").map(Number);
+    var b = (current.getAttribute("data-own-at") || "0 0").split(" ").map(Number);
+    return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
   }
 
   function refresh(id) {
@@ -401,7 +419,9 @@ document.addEventListener("click", function (event) {
       if (mine) mine.checked = true;
     });
   }
-  ["htmx:afterSettle", "htmx:oobAfterSwap"].forEach(function (name) { document.addEventListener(name, apply); });
+  // Once settled, out of band too: htmx has wired the form swapped in (before, a
+  // click would send it without htmx, and without its CSRF header).
+  document.addEventListener("htmx:afterSettle", apply);
 })();
 
 // My tables: the page's title says when a table waits for the player, and a sound

@@ -216,27 +216,34 @@ def test_a_player_moved_to_another_table_is_taken_there(asgi_page):
 
 def test_the_amount_a_player_is_choosing_stays_when_the_table_changes_around_him(asgi_page):
     """On his turn he types a raise; meanwhile another player sits out, and his own
-    part is fetched again: what he typed stays, and is what he raises to."""
+    part is sent to him again: what he typed stays, and is what he raises to."""
     tournament = under_way(*(UserFactory() for _ in range(3)))
     row = Hand.objects.get(tournament=tournament, status=HandStatus.PLAYING)
     mover = Entry.objects.select_related("player").get(pk=entry_of(row, row.to_act))
     other = Entry.objects.filter(tournament=tournament).exclude(pk=mover.pk).first()
     page = asgi_page()
+    # Counts the messages that bring his own part (the page's socket, as the browser receives them).
+    page.add_init_script(
+        """(() => { const Native = window.WebSocket; window.ownSent = 0;
+            window.WebSocket = function (url, protocols) {
+                const socket = new Native(url, protocols);
+                socket.addEventListener("message", (event) => {
+                    if (String(event.data).includes('class="card wide own-seat"')) window.ownSent += 1; });
+                return socket; };
+            window.WebSocket.prototype = Native.prototype; })()"""
+    )
     log_in(page, mover.player.username)
     listening(page, f"/tournaments/{tournament.pk}/tables/1/")
     form = page.locator(f"#own-seat-{tournament.pk} form.actions")
     legal = replay(row).legal()
     amount = legal.min_to + 35
     form.get_by_role("spinbutton").fill(str(amount))
-    page.evaluate(
-        """() => { window.ownFetched = 0; document.addEventListener("htmx:afterOnLoad", (event) => {
-            if (event.detail.requestConfig.verb === "get") window.ownFetched += 1; }); }"""
-    )
+    sent_before = page.evaluate("() => window.ownSent")
 
     entry_sit_out(tournament_id=tournament.pk, player_id=other.player_id, sitting_out=True, now=row.started_at)
 
     expect(page.locator(f'.seat[data-seat="{other.seat}"]')).to_contain_text("Sitting out", timeout=LIVE)
-    page.wait_for_function("() => window.ownFetched > 0", timeout=LIVE)
+    page.wait_for_function(f"() => window.ownSent > {sent_before}", timeout=LIVE)
     expect(form.get_by_role("spinbutton")).to_have_value(str(amount))
     pressed(page, form.get_by_role("button", name="Raise", exact=True))
     assert Hand.objects.get(pk=row.pk).actions[0] == [row.to_act, "cbr", amount]

@@ -168,6 +168,11 @@ def run(scenario) -> None:
         ("user-{player}", "player", True),
         ("user-{player}", None, False),  # not signed in
         ("user-{other}", "player", False),  # another player's private group
+        ("own-{player}.da", "player", True),  # his own part of his table pages, in Danish
+        ("own-{player}.en", None, False),
+        ("own-{other}.en", "player", False),  # another player's cards
+        ("own-{player}.xx", "player", False),  # no such language
+        ("own-{player}", "player", False),
         ("staff", "player", False),
         ("staff", "staff", True),
         ("secrets", "staff", False),
@@ -807,18 +812,22 @@ def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(se
     assert f"tables-{tournament.pk}.en" in groups_sent(busted)
 
 
-def test_a_tables_players_fetch_their_own_seat_again_only_while_the_table_is_watched(sent, django_assert_num_queries):
+def test_a_tables_players_are_sent_their_own_seat_only_while_the_table_is_watched(sent, django_assert_num_queries):
     tournament, players = heads_up_tables(4)
-    listening(*(f"user-{player.pk}" for player in players))  # each has some page open, not table 1's
+    # Each has his table page open in Danish, not on table 1 yet.
+    listening(*(f"own-{player.pk}.da" for player in players))
 
     with django_assert_num_queries(0):  # nobody to tell, so nobody is looked up
         deliver([TablesChanged(tournament.pk, (1,))])
-    assert sent.refreshes == []
+    assert sent.texts == sent.refreshes == []
 
     listening(f"table-{tournament.pk}-1.da")
     deliver([TablesChanged(tournament.pk, (1,))])
     at_table = Entry.objects.filter(tournament=tournament, table__number=1).values_list("player_id", flat=True)
-    assert sorted(sent.refreshes) == sorted((f"user-{pk}", [f"own-seat-{tournament.pk}"]) for pk in at_table)
+    own = [(group, text) for group, text in sent.texts if group.startswith("own-")]
+    assert sorted(group for group, _ in own) == sorted(f"own-{pk}.da" for pk in at_table)
+    assert all(f'id="own-seat-{tournament.pk}"' in text and "Din stak" in text for _, text in own)
+    assert sent.refreshes == []
 
 
 def test_a_negotiation_tells_its_listening_players_and_staff_what_to_fetch_again(staff, sent, reads):

@@ -1,12 +1,12 @@
-"""Privacy at the table (rules 14, 15): a player's hole cards go to him alone, rendered
-by the request that fetches his own part of the table page. No message to a shared
+"""Privacy at the table (rules 14, 15): a player's hole cards go to him alone, in his
+own part of the table page, sent to his own group or fetched by his page. No message to a shared
 group (the table's, Tournament Info's, the lobby's, in every language) and no page a
 spectator or another player sees holds a card that was not shown down; the cards
 shown down at the showdown reach everybody.
 
 A hand is played through the services on a prepared deck, with sockets open on the
 real ASGI application and channel layer: a spectator's on every shared group, and
-each player's on his own group."""
+each player's on his own groups."""
 
 import asyncio
 
@@ -102,7 +102,7 @@ def test_unshown_hole_cards_reach_their_owner_alone_and_the_showdown_reaches_eve
                 for language in ("en", "da")
             )
         )
-        own = [await opened(f"user-{player}", cookie) for player, cookie in cookies.items()]
+        own = [await opened(f"user-{player},own-{player}.en", cookie) for player, cookie in cookies.items()]
         assert watching.connected
         assert all(socket.connected for socket in own)
 
@@ -125,15 +125,19 @@ def test_unshown_hole_cards_reach_their_owner_alone_and_the_showdown_reaches_eve
 
     # While the hand was played, the table's watchers heard of every action in every
     # language (the deal, the fold, the checks and calls before the last), and not one
-    # hole card; each player's own group only that his own part is to be fetched again.
+    # hole card; each player's own groups, his own part with his own cards, and never
+    # anyone else's.
     assert len(steps) == 9
-    assert all(shown_in(text) == set() for step in steps for socket in step for text in socket)
-    assert all(text.startswith('{"refresh": ') for step in steps for socket in step[1:] for text in socket)
-    for mine in range(1, len(people) + 1):
-        assert any(f'"own-seat-{tournament.pk}"' in text for step in steps for text in step[mine])
-    # The showdown: both hands shown to everybody watching, the folded one to nobody.
+    assert all(shown_in(text) == set() for step in steps for text in step[0])
+    for mine, player in enumerate(clients, start=1):
+        heard = [text for step in steps for text in step[mine]]
+        assert all(shown_in(text) <= holes[player] for text in heard)
+        assert any(f'id="own-seat-{tournament.pk}"' in text and shown_in(text) == holes[player] for text in heard)
+    # The showdown: both hands shown to everybody watching, the folded one to nobody;
+    # each player's own group, his own cards alone.
     assert [shown_in(text) for text in showdown[0] if f'id="{part}"' in text] == [SHOWN, SHOWN]
-    assert all(shown_in(text) == set() for socket in showdown[1:] for text in socket)
+    for mine, player in enumerate(clients, start=1):
+        assert all(shown_in(text) <= holes[player] for text in showdown[mine])
     pages_show(SHOWN)
 
     # The hand's page and its histories: the folded hand stays hidden but from its owner.

@@ -12,6 +12,7 @@ from django.utils import timezone, translation
 
 from live import sending
 from live.groups import LANGUAGES, group_name, mark_listened
+from lobby.templatetags.poker import card
 from tests.factories import BlindStructureFactory, TournamentFactory, entrants
 from tournaments.models import BreakPolicyKind, Entry, EntryStatus, Hand, HandStatus, Status, Table, Tournament
 from tournaments.nodes import Heartbeat, nodes_alive, table_node
@@ -416,21 +417,22 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     assert client.get(f"/tournaments/{tournament.pk + 1000}/tables/1/me/").status_code == 404
 
 
-def test_an_action_tells_whose_turn_it_is_to_fetch_his_own_seat_the_actor_has_his_in_the_answer_and_the_end_tells_all(
+def test_an_action_sends_whose_turn_it_is_his_own_seat_the_actor_has_his_in_the_answer_and_the_end_sends_all(
     monkeypatch, django_capture_on_commit_callbacks
 ):
     tournament = started(4)
     row = in_play(tournament)
     dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
     table = group_name("table", language="en", tournament_id=tournament.pk, table=1)
-    async_to_sync(mark_listened)([table, *(f"user-{player}" for player in dealt)])
-    refreshed = []
-    monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
+    # Their table pages are open, in English: each listens to the table and to its player's own part.
+    async_to_sync(mark_listened)([table, *(group_name("own", user_id=player, language="en") for player in dealt)])
+    sent = []
+    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
 
-    def told() -> set[str]:
-        groups = {group for group, names in refreshed if f"own-seat-{tournament.pk}" in names}
-        refreshed.clear()
-        return groups
+    def told() -> dict[str, str]:
+        parts = {group: text for group, text in sent if group.startswith("own-")}
+        sent.clear()
+        return parts
 
     with django_capture_on_commit_callbacks(execute=True):  # the deal's news go with it (this test's one transaction)
         row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
@@ -439,22 +441,57 @@ def test_an_action_tells_whose_turn_it_is_to_fetch_his_own_seat_the_actor_has_hi
     with django_capture_on_commit_callbacks(execute=True):
         row = hand_act(hand_id=row.pk, player_id=actor, at=1, kind="cc", now=timezone.now()).hand
     # The others' own part shows nothing new: their cards, stacks and choices are as they
-    # were; the actor's page has his in the answer to his action.
-    assert told() == {f"user-{player_to_act(row)}"}
-    # A turn played for him (his time ran out) tells him.
+    # were; the actor's page has his in the answer to his action. The one to act now is
+    # sent his: his cards and his choices, to swap in, in the language of his page.
+    next_up = player_to_act(row)
+    parts = told()
+    assert list(parts) == [f"own-{next_up}.en"]
+    part = parts[f"own-{next_up}.en"]
+    assert part.startswith(f'<section class="card wide own-seat" id="own-seat-{tournament.pk}"')
+    assert 'hx-swap-oob="true"' in part
+    assert "Your turn" in part
+    assert 'name="at" value="2"' in part
+    assert all(card(code) in part for code in replay(row).hole_cards(row.to_act))
+    assert "csrfmiddlewaretoken" not in part  # his page's htmx sends its token
+    # A turn played for him (his time ran out) sends him his.
     timed_out = player_to_act(row)
     with django_capture_on_commit_callbacks(execute=True):
         row = Hand.objects.get(pk=row.pk)
         assert hand_due(hand_id=row.pk, at=len(row.actions), now=row.deadline_at)
     row.refresh_from_db()
-    assert f"user-{timed_out}" in told()
+    assert f"own-{timed_out}.en" in told()
     while row.status == HandStatus.PLAYING:
         kind = replay(row).timeout_action().kind
         with django_capture_on_commit_callbacks(execute=True):
             row = hand_act(
                 hand_id=row.pk, player_id=player_to_act(row), at=len(row.actions), kind=kind, now=timezone.now()
             ).hand
-    assert told() >= {f"user-{player}" for player in dealt}  # the hand is over: everyone's part changes
+    # The hand is over: everyone's part changes.
+    assert set(told()) >= {group_name("own", user_id=player, language="en") for player in dealt}
+
+
+def test_own_seat_goes_to_the_players_pages_in_the_language_they_are_open_in(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament = started(4)
+    row = in_play(tournament)
+    dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
+    # Every player's table page is open in Danish, none in English.
+    table = group_name("table", language="da", tournament_id=tournament.pk, table=1)
+    async_to_sync(mark_listened)([table, *(group_name("own", user_id=player, language="da") for player in dealt)])
+    sent = []
+    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
+
+    with django_capture_on_commit_callbacks(execute=True):  # the deal's news go with it: everyone's part
+        row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=1, kind="cc", now=timezone.now()).hand
+
+    parts = [(group, text) for group, text in sent if group.startswith("own-")]
+    assert [group for group, _ in parts] == [f"own-{player_to_act(row)}.da"]
+    assert "Din tur" in parts[0][1]
+    assert f'hx-post="/da/tournaments/{tournament.pk}/tables/1/act/"' in parts[0][1]
 
 
 def test_a_player_moved_to_another_table_has_his_page_follow_him(
@@ -465,9 +502,10 @@ def test_a_player_moved_to_another_table_has_his_page_follow_him(
     players = Entry.objects.filter(tournament=tournament).values_list("player_id", flat=True)
     # Their table pages are open: each listens to its table's group and its player's own.
     tables = [group_name("table", language=language, tournament_id=tournament.pk, table=1) for language in LANGUAGES]
-    async_to_sync(mark_listened)([*tables, *(f"user-{player}" for player in players)])
-    refreshed = []
-    monkeypatch.setattr(sending, "send_refresh", lambda group, names: refreshed.append((group, list(names))))
+    owns = [group_name("own", user_id=player, language="en") for player in players]
+    async_to_sync(mark_listened)([*tables, *owns, *(f"user-{player}" for player in players)])
+    sent = []
+    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
 
     # Table 1 finishes its hand (each player checks or folds) and gives a player to table 3 (rule 16).
     row = Hand.objects.get(tournament=tournament, table__number=1, status=HandStatus.PLAYING)
@@ -481,10 +519,11 @@ def test_a_player_moved_to_another_table_has_his_page_follow_him(
 
     moved = Entry.objects.get(tournament=tournament, times_moved=1)
     assert moved.table.number == 3
-    # His page hears of it, fetches his own part again and is sent to his new table.
-    assert any(
-        group == f"user-{moved.player_id}" and f"own-seat-{tournament.pk}" in names for group, names in refreshed
-    )
+    # His page is sent his own part at his new table: it is not the page's table, so the
+    # page fetches its own from its address (portal.js), and is sent to his new table.
+    parts = [text for group, text in sent if group == f"own-{moved.player_id}.en"]
+    assert parts
+    assert f'data-refresh-url="/tournaments/{tournament.pk}/tables/3/me/"' in parts[-1]
     client.force_login(moved.player)
 
     def own_part(number: int):

@@ -38,9 +38,10 @@ from tournaments.models import (
 )
 from tournaments.nodes import nodes_alive, table_node
 from tournaments.rules.hands import ActionKind, HandError, ShownHand
+from tournaments.selectors.entries import entry_time_bank
 from tournaments.selectors.payouts import tournament_payouts
 from tournaments.selectors.replays import entry_of, replay
-from tournaments.selectors.tables import InPlayView, hand_heads, hand_in_play_view
+from tournaments.selectors.tables import InPlayView, OwnSeat, hand_heads, hand_in_play_view, table_own
 from tournaments.services.bounties import bounties_pay, bounty_pay_winner
 from tournaments.services.clock import tournament_follow_up
 from tournaments.services.floor import HandReport, TableResult, floor_hand_in, floor_hand_results, floor_hands_voided
@@ -603,7 +604,8 @@ def _disconnect_extra_time(live: LiveHand, table: Table, now: datetime) -> bool:
         data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
     )
     hand_queue(row)
-    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table), (entry.player_id,)))
+    own = (_own_seat(live, table, row.to_act),)
+    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table), (entry.player_id,), own))
     return True
 
 
@@ -636,10 +638,11 @@ def _go_on(
     then what the turns did to its players; the next turn and its deadline are
     queued, or the finished hand for the floor (unless not `queue`: the caller reports
     it). Records what the table's watchers see change (HandMovedOn), or, the hand
-    over, TablesChanged; the players whose turns were played from the `since`-th
-    action on and whose turn it is now are told to fetch their own part again
-    (everyone dealt in, the hand over), but for the one at seat `actor`, who acted
-    from his page and has his part in the answer, unless it is his turn again."""
+    over, TablesChanged; with it, the players whose own part changed: those whose
+    turns were played from the `since`-th action on and whose turn it is now, with
+    that part as it stands for the people among them (everyone dealt in, the hand
+    over), but for the one at seat `actor`, who acted from his page and has his part
+    in the answer, unless it is his turn again."""
     row, hand, players = live.row, live.played, live.players
     turns_play_on(
         row,
@@ -667,6 +670,23 @@ def _go_on(
             record(TablesChanged(row.tournament_id, (table.number,), told, in_play=False))
         return
     # While the hand goes on, only these players' own part changes (their stack, their choices).
-    seats = ({action.seat for action in hand.actions[since:]} - {actor}) | {row.to_act}
-    told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats if seat is not None}))
-    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), told))
+    acted = {action.seat for action in hand.actions[since:]} - {actor}
+    seats = acted if row.to_act is None else acted | {row.to_act}
+    told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats}))
+    people = sorted(seat for seat in seats if not players[entry_of(row, seat)].player.is_bot)
+    own = tuple(_own_seat(live, table, seat) for seat in people)
+    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), told, own))
+
+
+def _own_seat(live: LiveHand, table: Table, seat: int) -> OwnSeat:
+    """The own part of the player at `seat` as the turn left the hand; copies, as the
+    process plays on with its own."""
+    entry = copy.copy(live.players[entry_of(live.row, seat)])
+    tournament = table.tournament
+    return table_own(
+        copy.copy(live.row),
+        live.shown or live.played.shown(),
+        entry,
+        time_bank_ms=entry_time_bank(entry, tournament),
+        action_seconds=tournament.action_seconds,
+    )
