@@ -181,20 +181,20 @@ def own_parts(tournament_id: int, readers: "_Readers", players: set[int]) -> lis
 
 
 def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged]) -> list[Message]:
-    """What changed at each table whose hand went on, to its watchers (unless the table
-    is sent whole: `changes`); the players whose own part changed told to fetch it."""
+    """What changed at each table whose hand went on, to its watchers, and to the
+    people whose own part changed, theirs (unless the table is sent whole:
+    `changes`, whose players tables_messages sends their own); any other player told
+    (none is a person) told to fetch it."""
     whole = {(change.tournament_id, number) for change in changes for number in change.numbers}
+    moves = [move for move in moves if (move.tournament_id, move.number) not in whole]
     moved: dict[tuple[int, int], tuple[InPlayView, InPlayView]] = {}
     told: set[tuple[int, int]] = set()  # (event, player)
+    messages: list[Message] = []
     for move in moves:
         key = (move.tournament_id, move.number)
         first = moved.get(key, (move.before, move.after))[0]
         moved[key] = (first, move.after)
         told.update((move.tournament_id, player) for player in move.players)
-    messages: list[Message] = []
-    for move in moves:
-        if (move.tournament_id, move.number) in whole:
-            continue
         for own in move.own:
             told.discard((move.tournament_id, own.entry.player_id))
             render = functools.partial(_own_moved_html, move.tournament_id, move.number, own)
@@ -202,8 +202,6 @@ def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged
                 group = group_name("own", user_id=own.entry.player_id, language=language)
                 messages.append(Part(group, _in(language, render)))
     for (tournament_id, number), (before, after) in moved.items():
-        if (tournament_id, number) in whole:
-            continue
         seats, felt = after.changed_seats(before), after.felt_changed(before)
         lines = after.log[len(before.log) :]
         if not seats and not felt and not lines:
