@@ -183,20 +183,16 @@ def own_parts(tournament_id: int, readers: "_Readers", players: set[int]) -> lis
 def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged]) -> list[Message]:
     """What changed at each table whose hand went on, to its watchers, and to the
     people whose own part changed, theirs (unless the table is sent whole:
-    `changes`, whose players tables_messages sends their own); any other player told
-    (none is a person) told to fetch it."""
+    `changes`, whose players tables_messages sends their own)."""
     whole = {(change.tournament_id, number) for change in changes for number in change.numbers}
     moves = [move for move in moves if (move.tournament_id, move.number) not in whole]
     moved: dict[tuple[int, int], tuple[InPlayView, InPlayView]] = {}
-    told: set[tuple[int, int]] = set()  # (event, player)
     messages: list[Message] = []
     for move in moves:
         key = (move.tournament_id, move.number)
         first = moved.get(key, (move.before, move.after))[0]
         moved[key] = (first, move.after)
-        told.update((move.tournament_id, player) for player in move.players)
         for own in move.own:
-            told.discard((move.tournament_id, own.entry.player_id))
             render = functools.partial(_own_moved_html, move.tournament_id, move.number, own)
             for language in LANGUAGES:
                 group = group_name("own", user_id=own.entry.player_id, language=language)
@@ -211,7 +207,7 @@ def hands_messages(moves: Sequence[HandMovedOn], changes: Sequence[TablesChanged
             group = group_name("table", language=language, tournament_id=tournament_id, table=number)
             render = functools.partial(_moved_html, tournament_id, number, after, shown, felt=felt, lines=lines)
             messages.append(Part(group, _in(language, render)))
-    return messages + [Refresh(group_name("user", user_id=player), (f"own-seat-{of}",)) for of, player in sorted(told)]
+    return messages
 
 
 def _moved_html(

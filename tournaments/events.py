@@ -49,15 +49,14 @@ class TablesChanged:
 class HandMovedOn:
     """The hand in play at table `number` moved on and goes on: what its watchers saw
     `before` and see `after` (the seats, the felt, whose turn: only what changed is
-    sent); `players`: whose own part of the table page changed (whose turn it was or
-    is); `own`: that part as it now stands, for those of them who are people (their
-    cards: each for his own group alone)."""
+    sent); `own`: the own part of the table page of each person whose part changed
+    (whose turn it was or is), as it now stands (his cards: for his own group alone;
+    a bot has no page)."""
 
     tournament_id: int
     number: int
     before: "InPlayView"
     after: "InPlayView"
-    players: tuple[int, ...]
     own: tuple["OwnSeat", ...] = ()
 
 

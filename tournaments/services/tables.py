@@ -604,8 +604,9 @@ def _disconnect_extra_time(live: LiveHand, table: Table, now: datetime) -> bool:
         data={"hand": row.pk, "seconds": tournament.disconnect_extra_seconds, "until": row.deadline_at.isoformat()},
     )
     hand_queue(row)
-    own = (_own_seat(live, table, row.to_act),)
-    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table), (entry.player_id,), own))
+    record(
+        HandMovedOn(row.tournament_id, table.number, before, _view(live, table), (_own_seat(live, table, row.to_act),))
+    )
     return True
 
 
@@ -637,12 +638,11 @@ def _go_on(
     bots when they need no thinking time) are played at once; the hand is stored,
     then what the turns did to its players; the next turn and its deadline are
     queued, or the finished hand for the floor (unless not `queue`: the caller reports
-    it). Records what the table's watchers see change (HandMovedOn), or, the hand
-    over, TablesChanged; with it, the players whose own part changed: those whose
-    turns were played from the `since`-th action on and whose turn it is now, with
-    that part as it stands for the people among them (everyone dealt in, the hand
-    over), but for the one at seat `actor`, who acted from his page and has his part
-    in the answer, unless it is his turn again."""
+    it). Records what the table's watchers see change (HandMovedOn), with the own
+    part, as it now stands, of each person whose part changed: whose turn was played
+    from the `since`-th action on, or is now; but not the one at seat `actor`, who
+    acted from his page and has his part in the answer, unless it is his turn again.
+    The hand over, TablesChanged, with everyone dealt in."""
     row, hand, players = live.row, live.played, live.players
     turns_play_on(
         row,
@@ -672,10 +672,9 @@ def _go_on(
     # While the hand goes on, only these players' own part changes (their stack, their choices).
     acted = {action.seat for action in hand.actions[since:]} - {actor}
     seats = acted if row.to_act is None else acted | {row.to_act}
-    told = tuple(sorted({players[entry_of(row, seat)].player_id for seat in seats}))
     people = sorted(seat for seat in seats if not players[entry_of(row, seat)].player.is_bot)
     own = tuple(_own_seat(live, table, seat) for seat in people)
-    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), told, own))
+    record(HandMovedOn(row.tournament_id, table.number, before, _view(live, table, shown), own))
 
 
 def _own_seat(live: LiveHand, table: Table, seat: int) -> OwnSeat:
