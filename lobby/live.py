@@ -16,7 +16,7 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
   choices are never in a shared message. What every table page shows of the
   event (level, blinds, players left) goes with Tournament Info's parts to the
   event's tables group: an action does not render it.
-- A player's own group gets only the names of what to fetch again (their
+- A player's `user-<id>` group gets only the names of what to fetch again (their
   registration card, their "Registered" mark on the lobby's row, their balances):
   what is private is rendered for them alone, by the request that fetches it.
 """
