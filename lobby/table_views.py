@@ -80,7 +80,7 @@ def my_tables(request: SignedInRequest) -> HttpResponse:
                 "tournament": tournament,
                 "table": table,
                 "state": state,
-                "own": _own(tournament, table, state.hand, state.played, entry),
+                "own": table_own_seat(tournament, table, state.hand, state.played, entry),
                 "clock": tournament_clock(tournament),
             }
         )
@@ -254,13 +254,6 @@ def table_own_html(own: OwnSeat | None, *, tournament_id: int, table_id: int, nu
     return render_to_string("lobby/table.html#own", context)
 
 
-def table_own_seat(
-    tournament: Tournament, table: Table, hand: Hand | None, played: ShownHand | None, entry: Entry
-) -> OwnSeat | None:
-    """The player's own part at `table`, whose hand in play (or last) is `hand`."""
-    return _own(tournament, table, hand, played, entry)
-
-
 def table_recent_html(table: Table, state: TableState | None = None) -> str:
     """The table's last hands and the deck commitment of the one in play, to swap in
     out of band (lobby.live): what changes with each hand; from `state` (read with
@@ -310,7 +303,7 @@ def _context(request: HttpRequest, tournament: Tournament, table: Table, *, erro
         "tournament": tournament,
         "table": table,
         "state": state,
-        "own": _own(tournament, table, state.hand, state.played, entry),
+        "own": table_own_seat(tournament, table, state.hand, state.played, entry),
         "error": error,
         "chat": chat_shown(table),
         # Only the players seated here write; everyone else reads.
@@ -320,10 +313,10 @@ def _context(request: HttpRequest, tournament: Tournament, table: Table, *, erro
     }
 
 
-def _own(
+def table_own_seat(
     tournament: Tournament, table: Table, hand: Hand | None, played: ShownHand | None, entry: Entry | None
 ) -> OwnSeat | None:
-    """The player's seat at the table, whose hand in play (or last) is `hand`."""
+    """The player's own part at `table`, whose hand in play (or last) is `hand`."""
     if entry is None:
         return None
     in_hand = hand is not None and str(entry.pk) in {str(pk) for pk in hand.seats.values()}
@@ -349,7 +342,7 @@ def _own_response(
 ) -> HttpResponse:
     """The player's own part alone (`entry`: his, if the view has read it already): it
     needs the hand at the table, not the rest of the table."""
-    own = _own(tournament, table, *table_current(table), entry or _entry(request, tournament))
+    own = table_own_seat(tournament, table, *table_current(table), entry or _entry(request, tournament))
     return _own_html(request, tournament, table, own, error=error)
 
 
