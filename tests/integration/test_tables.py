@@ -417,17 +417,26 @@ def test_an_action_and_the_fetch_of_a_players_own_part_read_few_rows(client, dja
     assert client.get(f"/tournaments/{tournament.pk + 1000}/tables/1/me/").status_code == 404
 
 
+def pages_open(monkeypatch, row: Hand, language: str) -> tuple[list[int], list[tuple[str, str]]]:
+    """The table pages of everyone dealt in `row` are open in `language`: each listens to
+    the table and to its player's own part. Returns the players, and the texts sent
+    from now on (group, text)."""
+    dealt = list(
+        Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
+    )
+    table = group_name("table", language=language, tournament_id=row.tournament_id, table=1)
+    async_to_sync(mark_listened)([table, *(group_name("own", user_id=player, language=language) for player in dealt)])
+    sent: list[tuple[str, str]] = []
+    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
+    return dealt, sent
+
+
 def test_an_action_sends_whose_turn_it_is_his_own_seat_the_actor_has_his_in_the_answer_and_the_end_sends_all(
     monkeypatch, django_capture_on_commit_callbacks
 ):
     tournament = started(4)
     row = in_play(tournament)
-    dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
-    table = group_name("table", language="en", tournament_id=tournament.pk, table=1)
-    # Their table pages are open, in English: each listens to the table and to its player's own part.
-    async_to_sync(mark_listened)([table, *(group_name("own", user_id=player, language="en") for player in dealt)])
-    sent = []
-    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
+    dealt, sent = pages_open(monkeypatch, row, "en")
 
     def told() -> dict[str, str]:
         parts = {group: text for group, text in sent if group.startswith("own-")}
@@ -475,12 +484,7 @@ def test_own_seat_goes_to_the_players_pages_in_the_language_they_are_open_in(
 ):
     tournament = started(4)
     row = in_play(tournament)
-    dealt = Entry.objects.filter(pk__in=[int(pk) for pk in row.seats.values()]).values_list("player_id", flat=True)
-    # Every player's table page is open in Danish, none in English.
-    table = group_name("table", language="da", tournament_id=tournament.pk, table=1)
-    async_to_sync(mark_listened)([table, *(group_name("own", user_id=player, language="da") for player in dealt)])
-    sent = []
-    monkeypatch.setattr(sending, "send", lambda group, text: sent.append((group, text)))
+    _, sent = pages_open(monkeypatch, row, "da")  # every player's, in Danish; none in English
 
     with django_capture_on_commit_callbacks(execute=True):  # the deal's news go with it: everyone's part
         row = hand_act(hand_id=row.pk, player_id=player_to_act(row), at=0, kind="cc", now=timezone.now()).hand
