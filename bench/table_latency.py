@@ -158,8 +158,8 @@ class TableSocket(Client):
     hand goes on, the seats and the felt that changed. It keeps which seats show
     their turn (the seat's `to-act` class), as the page shows them. A signed-in page
     counts the own parts it is sent (`id="own-seat-..."`, on its player's own group),
-    and told to fetch its own seat again (`{"refresh": ["own-seat-..."]}`: he was
-    moved), calls `on_refresh`, as the browser does (static/js/portal.js)."""
+    and told to fetch its own seat again (`{"refresh": ["own-seat-..."]}`: he is out,
+    or was moved), calls `on_refresh`, as the browser does (static/js/portal.js)."""
 
     def __init__(self, url: str, table: tuple[int, int], cookie: str = "", on_refresh=None):
         super().__init__(url)

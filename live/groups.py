@@ -10,7 +10,7 @@
     staff                                         staff pages
 
 Shared groups are rendered once per language and carry nothing private; a player's
-own group and staff's are told only the names of what to fetch again. His own part
+`user` group and staff's are told only the names of what to fetch again. His own part
 of a table page (his cards, his choices) is rendered for him alone, in the language
 of the pages open at the table, and sent to his `own` group: only he may join it.
 
