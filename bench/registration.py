@@ -525,6 +525,8 @@ def profile(tournament_id: int, pairs: int = 50) -> None:
         client.post(url, HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex)
         client.delete(url)
     profiler.disable()
+    if os.environ.get("BENCH_PROFILE_DUMP"):
+        profiler.dump_stats(os.environ["BENCH_PROFILE_DUMP"])  # for pstats or a viewer
     stats = pstats.Stats(profiler)
     print(f"profile: {pairs} registrations + {pairs} unregistrations in this process, by cumulative time")
     stats.sort_stats(os.environ.get("BENCH_PROFILE_SORT", "cumulative")).print_stats(30)

@@ -4,7 +4,10 @@ one every so many seconds (what every table page of an event shows of it).
 A registration storm must not send each of its changes to every open lobby: the
 first change in a second is sent at once; the others queue one message at the end
 of the second (a Celery task), which renders when it runs and so shows every change
-committed until then, the last one included.
+committed until then, the last one included. A change that is not urgent (a hand's
+chips, at a table node) takes no first message: it waits for the end of the second,
+so the worker that sends that message renders it, never the process that plays the
+tables.
 
 What is shared between processes lives in the cache:
 - `live:sent:<subject>`: a message went out less than a second ago;
@@ -34,11 +37,13 @@ _carried_until: dict[str, float] = {}
 class Throttle:
     """What the messages about `subject` share: at most one a second (or every
     `seconds`); `trailing` is the task that sends the end-of-second message (calling
-    trailing_began first)."""
+    trailing_began first). Unless `leading`, a change is never sent at once: the
+    end-of-second message carries it."""
 
     subject: str
     trailing: Signature = field(compare=False, repr=False)
     seconds: float | None = None
+    leading: bool = field(default=True, compare=False)
 
     @property
     def every(self) -> float:
@@ -57,7 +62,7 @@ class Throttle:
         the keys found). If not, the end-of-second message carries it: queued now
         if nobody queued it yet."""
         sent, trailing = self.cache_keys()
-        if sent not in found and cache.add(sent, True, timeout=self.every):
+        if self.leading and sent not in found and cache.add(sent, True, timeout=self.every):
             return True
         due = found.get(trailing)
         if due is None:

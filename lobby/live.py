@@ -112,7 +112,8 @@ def publish(events: Sequence[object]) -> list[Message]:
             clock_only=clock_only,
             lobby=tournament_id not in created,
             tables=not chips_only,
-            throttle=_throttle(tournament_id),
+            # A hand's chips wait for the end of the second: the worker renders Info, not the table node.
+            throttle=_throttle(tournament_id, leading=not chips_only),
             # A level or a pause at once; the players left, every few seconds.
             tables_throttle=None if tournament_id in clocked else _tables_throttle(tournament_id),
         )
@@ -350,9 +351,10 @@ def tables_publish_trailing(tournament_id: int) -> None:
     send(_tables_parts(tournament_id, _reader(tournament_id)))
 
 
-def _throttle(tournament_id: int) -> Throttle:
-    """An event's lobby row and Tournament Info hear of it at most once a second."""
-    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)))
+def _throttle(tournament_id: int, *, leading: bool = True) -> Throttle:
+    """An event's lobby row and Tournament Info hear of it at most once a second
+    (unless `leading`, at the end of the second only)."""
+    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)), leading=leading)
 
 
 def _tables_throttle(tournament_id: int) -> Throttle:

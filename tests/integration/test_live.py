@@ -665,6 +665,26 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
     assert "players left" not in table[1]
 
 
+def test_a_hands_chips_reach_tournament_info_at_the_end_of_the_second_rendered_by_the_worker(
+    sent, renders, monkeypatch
+):
+    tournament, _ = heads_up_tables(4)
+    listening(f"tournament-{tournament.pk}.en", "lobby.en")
+    queued = []
+    monkeypatch.setattr(tournament_publish_task, "apply_async", lambda *args, **options: queued.append(options))
+
+    # A hand ended at a table node in a quiet second: the node renders none of the event's parts.
+    deliver([TournamentChanged(tournament.pk, chips_only=True)])
+    assert sent.groups() == []
+    assert renders == []
+    assert queued == [{"countdown": THROTTLE_SECONDS}]
+
+    # What the worker runs at the end of the second (lobby.tasks): the chips as they are then.
+    tournament_publish_trailing(tournament.pk)
+    assert sorted(sent.groups()) == ["lobby.en", f"tournament-{tournament.pk}.en"]
+    assert f'id="entrants-{tournament.pk}"' in dict(sent.texts)[f"tournament-{tournament.pk}.en"]
+
+
 def test_the_players_left_reach_every_table_page_every_few_seconds_and_a_new_level_at_once(sent):
     tournament, _ = heads_up_tables(4)
     listening(f"tables-{tournament.pk}.en")
@@ -803,10 +823,11 @@ def test_a_hand_without_anyone_out_does_not_send_every_table_the_events_clock(se
             floor_hand_finished(tournament_id=tournament.pk, table=1, stacks=stacks, now=tournament.scheduled_start)
         return {group for group, _ in sent.texts}
 
-    # Chips moved, nobody out: Tournament Info's chip counts change, not what every table shows.
+    # Chips moved, nobody out: Tournament Info's chip counts change at the end of the
+    # second (the worker sends them), and nothing of what every table shows.
     loser, winner = stacks
     moved = {loser: stacks[loser] - 100, winner: stacks[winner] + 100}
-    assert groups_sent(moved) == {f"tournament-{tournament.pk}.en"}
+    assert groups_sent(moved) == set()
     # A player out: every table page hears how many are left.
     busted = {loser: 0, winner: stacks[loser] + stacks[winner]}
     assert f"tables-{tournament.pk}.en" in groups_sent(busted)

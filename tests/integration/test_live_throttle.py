@@ -112,3 +112,16 @@ def test_each_subject_has_its_own_second(event, task):
     assert changed(event)
     assert changed(other)
     assert task.queued == []
+
+
+def test_a_change_that_is_not_urgent_waits_for_the_end_of_its_second(event, task):
+    chips = Throttle(event.subject, task, leading=False)
+    assert not changed(chips)  # a quiet second, yet not sent at once
+    assert task.queued == [{"countdown": THROTTLE_SECONDS}]
+    assert chips.carried()
+    assert not changed(chips)
+    assert len(task.queued) == 1
+    # An urgent change in that second still goes out at once; the queued message follows.
+    assert changed(event)
+    assert not changed(event)
+    assert len(task.queued) == 1
