@@ -404,11 +404,11 @@ class Room:
         it; returns how many)."""
         from django.utils import timezone
 
-        from tournaments.services.ticks import tick_of
+        from tournaments.services.ticks import TABLE_TICK_STEP, tick_of
         from tournaments.tasks import tables_tick
 
         played = []
-        tick_at = tick_of(turn.deadline)
+        tick_at = tick_of(turn.deadline, TABLE_TICK_STEP)  # the table nodes' grid
         while timezone.now() < tick_at:  # the tick's task runs at its instant
             time.sleep(0.001)
         tick = tick_at.isoformat()

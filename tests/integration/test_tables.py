@@ -22,7 +22,7 @@ from tournaments.selectors.replays import entry_of, replay, replay_shown
 from tournaments.services.clock import tournament_advance
 from tournaments.services.refusals import TournamentError
 from tournaments.services.tables import entry_sit_out, hand_act, hand_due, hand_report, hands_catch_up, hands_tick
-from tournaments.services.ticks import tick_of
+from tournaments.services.ticks import TABLE_TICK_STEP, tick_of
 
 pytestmark = pytest.mark.django_db
 
@@ -315,7 +315,7 @@ def test_a_nodes_tick_plays_every_turn_due_in_its_step_at_its_own_tables_once(se
     assert len(rows) == 2
     due = timezone.now()
     Hand.objects.filter(pk__in=[row.pk for row in rows]).update(deadline_at=due)
-    tick, alive = tick_of(due), nodes_alive()
+    tick, alive = tick_of(due, TABLE_TICK_STEP), nodes_alive()
     assert alive == (0, 1)
     owners = [table_node(row.table_id, alive) for row in rows]
 

@@ -32,11 +32,10 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 SKEW = timedelta(milliseconds=500)
 
 
-def tick_of(due: datetime, step_of: timedelta = TICK_STEP) -> datetime:
-    """The tick that does what is due at `due`: the next instant of the grid of `step_of`."""
-    step = step_of // timedelta(microseconds=1)
-    micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return _EPOCH + timedelta(microseconds=-(-micros // step) * step)
+def tick_of(due: datetime, step: timedelta = TICK_STEP) -> datetime:
+    """The tick that does what is due at `due`: the next instant of the grid of `step`."""
+    micros, every = (due - _EPOCH) // timedelta(microseconds=1), step // timedelta(microseconds=1)
+    return _EPOCH + timedelta(microseconds=-(-micros // every) * every)
 
 
 def tick_queue(
