@@ -2,6 +2,7 @@
 the viewer's own cards. Money is `{% load money %}` (wallet), chips `{% load chips %}`
 (tournaments)."""
 
+import functools
 from datetime import timedelta
 
 from django import template
@@ -9,7 +10,7 @@ from django.urls import translate_url
 from django.utils.functional import Promise
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 
 from tournaments.models import Status, Tag
 from tournaments.templatetags.chips import chips as chips_text
@@ -114,6 +115,12 @@ def card_name(code: str) -> str:
 @register.simple_tag
 def playing_card(code: str) -> SafeString:
     """A card as the pages show it: its rank and suit to see, its name to hear."""
+    return _playing_card(code, get_language())
+
+
+# A card looks the same every time in a language: a table's every action shows cards.
+@functools.lru_cache(maxsize=256)
+def _playing_card(code: str, language: str | None) -> SafeString:
     colour = card_colour(code) if code[1:2] in SUITS else "back"  # a card face down
     return format_html(
         '<span class="playing-card {}" role="img" aria-label="{}">{}</span>', colour, card_name(code), card(code)

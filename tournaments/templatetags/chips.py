@@ -1,11 +1,14 @@
 """`{% load chips %}`: chip counts in templates, in the viewer's language."""
 
 from django import template
-from django.utils import formats
+from django.utils.formats import get_format
 
 register = template.Library()
 
 
 @register.filter
 def chips(amount: int | None) -> str:
-    return formats.number_format(int(amount or 0), 0, use_l10n=True, force_grouping=True)
+    """Grouped in thousands with the language's separator ("12,345"; Danish "12.345"),
+    as Django's number_format groups them (the site's languages group by three), at a
+    fraction of its cost: a table's every action shows a dozen stacks and bets."""
+    return f"{int(amount or 0):,}".replace(",", get_format("THOUSAND_SEPARATOR"))
