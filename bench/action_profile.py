@@ -52,7 +52,9 @@ every thread, so the sending loop's work is in the profile.
     uv run python bench/action_profile.py [--tables 20] [--actions 500] [--warm-up 40] [--top 25] [--dump FILE]
 
 Prints the actions profiled, CPU ms and statements per action (all, the worker's,
-the web's), the CPU per action by category, the 25 functions with the most
+the web's; each split into the actions after which the hand went on and those that
+ended it, with its report and the next deal: what a hand's end costs), the CPU per
+action by category, the 25 functions with the most
 cumulative time, and ends with `RESULT profile_action_cpu_ms`, `RESULT
 profile_action_queries` and one `RESULT profile_share_<category>` (percent of the
 profiled own time) per category. About a minute.
@@ -252,10 +254,12 @@ class Tally:
         self.queries += queries
         self.database_cpu += database_cpu
         self.hands_ended += ended
-        counts = self.by_kind[kind]
-        counts[0] += actions
-        counts[1] += cpu
-        counts[2] += queries
+        # The kind, and the kind split by whether the unit ended its hand: what a hand's end costs.
+        for key in (kind, f"{kind}:{'ended' if ended else 'went on'}"):
+            counts = self.by_kind[key]
+            counts[0] += actions
+            counts[1] += cpu
+            counts[2] += queries
 
 
 def turns(tournament_id: int) -> list[Turn]:
@@ -586,6 +590,8 @@ def report(args: argparse.Namespace, plain: Tally, profiled: Tally, stats: pstat
     kinds = {"worker": "a bot's turn (the worker)", "web": "a person's action (web)"}
     for kind, label in kinds.items():
         rows.append((f"{label}: count, ms, statements", functools.partial(per, "by_kind", kind)))
+        for split, which in (("went on", "its hand went on"), ("ended", "it ended its hand")):
+            rows.append((f"  of which {which}", functools.partial(per, "by_kind", f"{kind}:{split}")))
     print(f"{'':48} {'without cProfile':>22} {'under cProfile':>22}")
     for label, value in rows:
         print(f"{label:48} {value(plain):>22} {value(profiled):>22}")
