@@ -279,13 +279,20 @@ def _playing[T](
 ) -> T:
     """`play` the hand in play, in one transaction: if `warm`, on the copy this process
     kept after the hand's last turn (at `at` actions, or `revision`), without a read;
-    else, or if that copy was behind the record, on the record, under its table's lock."""
-    with transaction.atomic():
-        if warm and (kept := hand_warm(hand_id, at=at, revision=revision)) is not None:
-            try:
+    else, or if that copy was behind the record, on the record, under its table's lock.
+
+    A stale copy's try is a transaction of its own, rolled back before the table's
+    lock is asked for: its write over the revision it had, refused, still locks the
+    hand's row (PostgreSQL locks the newer row to check it), and holding the hand
+    while waiting for the table would deadlock with a report that holds the table
+    and writes the hand. Tables are locked before their hands, everywhere."""
+    if warm and (kept := hand_warm(hand_id, at=at, revision=revision)) is not None:
+        try:
+            with transaction.atomic():
                 return play(kept, kept.table)
-            except StaleHand:
-                pass
+        except StaleHand:
+            pass
+    with transaction.atomic():
         table = _locked(hand_id)
         for _ in range(FRESH_TRIES):
             try:
