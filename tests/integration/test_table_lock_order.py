@@ -19,12 +19,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _waiting(statement: str, timeout: float = 30.0) -> None:
-    """Until another backend waits for a lock in a statement starting with `statement`."""
+    """Until another backend of this database waits for a lock in a statement starting with `statement`."""
     ends = time.monotonic() + timeout
     with connection.cursor() as cursor:
         while time.monotonic() < ends:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE %s",
                 [statement + "%"],
             )
             if cursor.fetchone()[0]:
