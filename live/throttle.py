@@ -5,9 +5,9 @@ A registration storm must not send each of its changes to every open lobby: the
 first change in a second is sent at once; the others queue one message at the end
 of the second (a Celery task), which renders when it runs and so shows every change
 committed until then, the last one included. A change that is not urgent (a hand's
-chips, at a table node) takes no first message: it waits for the end of the second,
-so the worker that sends that message renders it, never the process that plays the
-tables.
+chips, at a table node) takes no first message: it waits for the end of its pace
+(lobby.live.CHIPS_SECONDS), so the worker that sends that message renders it, never
+the process that plays the tables.
 
 What is shared between processes lives in the cache:
 - `live:sent:<subject>`: a message went out less than a second ago;
@@ -78,6 +78,7 @@ class Throttle:
     def trailing_began(self) -> None:
         """The end-of-second message is being sent: a change from now on is not carried
         by it, and the next second begins now."""
+        _carried_until.pop(self.subject, None)
         cache.delete(_trailing_key(self.subject))
         cache.set(_sent_key(self.subject), True, timeout=self.every)
 

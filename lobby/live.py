@@ -6,8 +6,9 @@ the groups somebody listens to (live.groups), carried by static/js/portal.js.
   row of an event, and Tournament Info's status, entrants, prizes and clock
   (the clock alone when that is all that changed). Rendered once per language, in
   UTC (the browser shows times in its own zone), at most once a second per event
-  (live.throttle). A new event asks every lobby to fetch its list again: where it
-  goes depends on each viewer's filters.
+  (live.throttle), a hand's chips alone every CHIPS_SECONDS. A new event asks
+  every lobby to fetch its list again: where it goes depends on each viewer's
+  filters.
 - A table's group gets the hand in play as anyone watching sees it (seats, stacks,
   bets, board, pot, whose turn) with each action, and the last hands when a hand
   ends or is dealt. The players whose own part changed (whose turn it was or is;
@@ -60,6 +61,10 @@ RELOAD = json.dumps({"reload": True})
 # Every table page of an event hears of its players left at most this often (a level
 # or a pause, at once).
 TABLES_SECONDS = 10
+# A hand's chips (nobody out) reach an event's lobby row and Tournament Info at most
+# this often: a big field's tables end several hands a second, and Info lists every
+# table's stacks. A player out, a level, a registration: within the second.
+CHIPS_SECONDS = 10
 # Their end-of-pace messages (lobby.tasks, which call this module): sent by name.
 TOURNAMENT_TASK = "lobby.tasks.tournament_publish_task"
 TABLES_TASK = "lobby.tasks.tables_publish_task"
@@ -112,8 +117,8 @@ def publish(events: Sequence[object]) -> list[Message]:
             clock_only=clock_only,
             lobby=tournament_id not in created,
             tables=not chips_only,
-            # A hand's chips wait for the end of the second: the worker renders Info, not the table node.
-            throttle=_throttle(tournament_id, leading=not chips_only),
+            # A hand's chips wait for the end of their pace: the worker renders Info, not the table node.
+            throttle=_chips_throttle(tournament_id) if chips_only else _throttle(tournament_id),
             # A level or a pause at once; the players left, every few seconds.
             tables_throttle=None if tournament_id in clocked else _tables_throttle(tournament_id),
         )
@@ -337,10 +342,10 @@ def tournament_publish(tournament_id: int, *, clock_only: bool = False, tables: 
     send(tournament_parts(tournament_id, _reader(tournament_id), clock_only=clock_only, tables=tables))
 
 
-def tournament_publish_trailing(tournament_id: int) -> None:
-    """The message at the end of a throttled second (lobby.tasks); the table pages'
-    line has a pace of its own (tables_publish_trailing)."""
-    _throttle(tournament_id).trailing_began()
+def tournament_publish_trailing(tournament_id: int, *, chips: bool = False) -> None:
+    """The message at the end of a throttled second (lobby.tasks), or of the chips'
+    pace if `chips`; the table pages' line has a pace of its own (tables_publish_trailing)."""
+    (_chips_throttle if chips else _throttle)(tournament_id).trailing_began()
     tournament_publish(tournament_id, tables=False)
 
 
@@ -351,10 +356,16 @@ def tables_publish_trailing(tournament_id: int) -> None:
     send(_tables_parts(tournament_id, _reader(tournament_id)))
 
 
-def _throttle(tournament_id: int, *, leading: bool = True) -> Throttle:
-    """An event's lobby row and Tournament Info hear of it at most once a second
-    (unless `leading`, at the end of the second only)."""
-    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)), leading=leading)
+def _throttle(tournament_id: int) -> Throttle:
+    """An event's lobby row and Tournament Info hear of it at most once a second."""
+    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)))
+
+
+def _chips_throttle(tournament_id: int) -> Throttle:
+    """They hear of a hand's chips alone at the end of every CHIPS_SECONDS, never at
+    once: sent by the worker that runs the task, not by the table node."""
+    task = signature(TOURNAMENT_TASK, args=(tournament_id,), kwargs={"chips": True})
+    return Throttle(f"tournament-chips-{tournament_id}", task, CHIPS_SECONDS, leading=False)
 
 
 def _tables_throttle(tournament_id: int) -> Throttle:

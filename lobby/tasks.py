@@ -4,9 +4,10 @@ from lobby.live import tables_publish_trailing, tournament_publish_trailing
 
 
 @shared_task
-def tournament_publish_task(tournament_id: int) -> None:
-    """The live message at the end of a throttled second (lobby.live queues it)."""
-    tournament_publish_trailing(tournament_id)
+def tournament_publish_task(tournament_id: int, chips: bool = False) -> None:
+    """The live message at the end of a throttled second, or of the chips' pace
+    (lobby.live queues it)."""
+    tournament_publish_trailing(tournament_id, chips=chips)
 
 
 @shared_task

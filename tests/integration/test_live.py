@@ -31,7 +31,7 @@ from live.delivery import deliver
 from live.groups import listened_key, mark_listened
 from live.throttle import THROTTLE_SECONDS
 from lobby import live as lobby_live
-from lobby.live import tournament_publish_trailing
+from lobby.live import CHIPS_SECONDS, tournament_publish_trailing
 from lobby.tasks import tournament_publish_task
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tests.integration.test_deals import final_table
@@ -665,24 +665,38 @@ def test_the_event_clock_reaches_every_table_page_and_an_action_does_not_render_
     assert "players left" not in table[1]
 
 
-def test_a_hands_chips_reach_tournament_info_at_the_end_of_the_second_rendered_by_the_worker(
+def test_a_hands_chips_reach_tournament_info_at_the_end_of_their_pace_rendered_by_the_worker(
     sent, renders, monkeypatch
 ):
     tournament, _ = heads_up_tables(4)
     listening(f"tournament-{tournament.pk}.en", "lobby.en")
     queued = []
-    monkeypatch.setattr(tournament_publish_task, "apply_async", lambda *args, **options: queued.append(options))
+    monkeypatch.setattr(tournament_publish_task, "apply_async", lambda *args, **options: queued.append((args, options)))
 
-    # A hand ended at a table node in a quiet second: the node renders none of the event's parts.
+    # A hand ended at a table node: the node renders none of the event's parts.
     deliver([TournamentChanged(tournament.pk, chips_only=True)])
     assert sent.groups() == []
     assert renders == []
-    assert queued == [{"countdown": THROTTLE_SECONDS}]
+    assert queued == [(((tournament.pk,), {"chips": True}), {"countdown": CHIPS_SECONDS})]
+    # More hands end within the pace: the message queued carries them, nothing more is queued.
+    deliver([TournamentChanged(tournament.pk, chips_only=True)])
+    assert sent.groups() == []
+    assert len(queued) == 1
 
-    # What the worker runs at the end of the second (lobby.tasks): the chips as they are then.
-    tournament_publish_trailing(tournament.pk)
+    # A player out meanwhile is not held back by the chips' pace: Info hears of it at once.
+    deliver([TournamentChanged(tournament.pk)])
+    assert sorted(sent.groups()) == ["lobby.en", f"tournament-{tournament.pk}.en"]
+    sent.texts.clear()
+
+    # What the worker runs at the end of the pace (lobby.tasks): the chips as they are then.
+    tournament_publish_trailing(tournament.pk, chips=True)
     assert sorted(sent.groups()) == ["lobby.en", f"tournament-{tournament.pk}.en"]
     assert f'id="entrants-{tournament.pk}"' in dict(sent.texts)[f"tournament-{tournament.pk}.en"]
+    sent.texts.clear()
+    # The next hand after it begins a new pace.
+    deliver([TournamentChanged(tournament.pk, chips_only=True)])
+    assert sent.groups() == []
+    assert len(queued) == 2
 
 
 def test_the_players_left_reach_every_table_page_every_few_seconds_and_a_new_level_at_once(sent):
