@@ -79,7 +79,7 @@ def connect() -> None:
 
 def publish(events: Sequence[object]) -> list[Message]:
     """The messages of one commit's events: each group's once, whatever the events repeat."""
-    changed: dict[int, tuple[bool, bool]] = {}  # by event: whether only its clock, only chips changed
+    changed: dict[int, tuple[bool, bool, bool]] = {}  # by event: whether only its clock, only chips, only hands
     created: set[int] = set()
     clocked: set[int] = set()  # the events whose clock changed
     refreshes: list[Message] = []
@@ -87,10 +87,15 @@ def publish(events: Sequence[object]) -> list[Message]:
     for event in events:
         match event:
             case TournamentChanged(
-                tournament_id=tournament_id, created=new, clock_only=clock_only, chips_only=chips, clock=clock
+                tournament_id=tournament_id,
+                created=new,
+                clock_only=clock_only,
+                chips_only=chips,
+                clock=clock,
+                hand=hand,
             ):
-                clocks, chipped = changed.get(tournament_id, (True, True))
-                changed[tournament_id] = (clocks and clock_only, chipped and chips)
+                clocks, chipped, hands = changed.get(tournament_id, (True, True, True))
+                changed[tournament_id] = (clocks and clock_only, chipped and chips, hands and hand)
                 if new:
                     created.add(tournament_id)
                 if clock:
@@ -110,15 +115,15 @@ def publish(events: Sequence[object]) -> list[Message]:
     messages: list[Message] = []
     if created:  # where a new event goes depends on each viewer's filters: the lobby fetches its list again
         messages += [Part(group_name("lobby", language=language), _reload) for language in LANGUAGES]
-    for tournament_id, (clock_only, chips_only) in changed.items():
+    for tournament_id, (clock_only, chips_only, hands_only) in changed.items():
         messages += tournament_parts(
             tournament_id,
             _reader(tournament_id),
             clock_only=clock_only,
             lobby=tournament_id not in created,
             tables=not chips_only,
-            # A hand's chips wait for the end of their pace: the worker renders Info, not the table node.
-            throttle=_chips_throttle(tournament_id) if chips_only else _throttle(tournament_id),
+            # What a hand's report changed waits: the worker renders Info, not the table node; chips alone, longer.
+            throttle=_chips_throttle(tournament_id) if chips_only else _throttle(tournament_id, leading=not hands_only),
             # A level or a pause at once; the players left, every few seconds.
             tables_throttle=None if tournament_id in clocked else _tables_throttle(tournament_id),
         )
@@ -356,9 +361,10 @@ def tables_publish_trailing(tournament_id: int) -> None:
     send(_tables_parts(tournament_id, _reader(tournament_id)))
 
 
-def _throttle(tournament_id: int) -> Throttle:
-    """An event's lobby row and Tournament Info hear of it at most once a second."""
-    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)))
+def _throttle(tournament_id: int, *, leading: bool = True) -> Throttle:
+    """An event's lobby row and Tournament Info hear of it at most once a second
+    (unless `leading`, at the end of the second only)."""
+    return Throttle(f"tournament-{tournament_id}", signature(TOURNAMENT_TASK, args=(tournament_id,)), leading=leading)
 
 
 def _chips_throttle(tournament_id: int) -> Throttle:

@@ -36,13 +36,16 @@ from lobby.tasks import tournament_publish_task
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory, entrants
 from tests.integration.test_deals import final_table
 from tests.integration.test_integrity import finish_with_withheld_winner
+from tests.tables import act, acting, in_play, prepare, started
 from tournaments.events import EntryChanged, TablesChanged, TournamentChanged
-from tournaments.models import Entry, Hand, HandStatus, Tournament
+from tournaments.models import Entry, EntryStatus, Hand, HandStatus, Tournament
+from tournaments.rules.hands import ActionKind
+from tournaments.selectors.replays import replay
 from tournaments.services.clock import tournament_advance, tournament_pause
 from tournaments.services.editing import tournament_clone
 from tournaments.services.entries import entry_register, entry_unregister
 from tournaments.services.integrity import prize_confiscate
-from tournaments.services.tables import floor_hand_finished, hand_act
+from tournaments.services.tables import floor_hand_finished, hand_act, hand_report
 from wallet.events import BalancesChanged
 from wallet.services import deposit_create
 
@@ -683,8 +686,12 @@ def test_a_hands_chips_reach_tournament_info_at_the_end_of_their_pace_rendered_b
     assert sent.groups() == []
     assert len(queued) == 1
 
-    # A player out meanwhile is not held back by the chips' pace: Info hears of it at once.
-    deliver([TournamentChanged(tournament.pk)])
+    # A hand that put a player out meanwhile is not held back by the chips' pace: the
+    # worker sends it at the end of the second; the node renders nothing.
+    deliver([TournamentChanged(tournament.pk, hand=True)])
+    assert renders == []
+    assert queued[1:] == [(((tournament.pk,), {}), {"countdown": THROTTLE_SECONDS})]
+    tournament_publish_trailing(tournament.pk)  # what the worker runs at the end of the second
     assert sorted(sent.groups()) == ["lobby.en", f"tournament-{tournament.pk}.en"]
     sent.texts.clear()
 
@@ -696,7 +703,33 @@ def test_a_hands_chips_reach_tournament_info_at_the_end_of_their_pace_rendered_b
     # The next hand after it begins a new pace.
     deliver([TournamentChanged(tournament.pk, chips_only=True)])
     assert sent.groups() == []
-    assert len(queued) == 2
+    assert len(queued) == 3
+
+
+def test_a_hand_that_puts_a_player_out_leaves_tournament_info_to_the_worker(
+    sent, renders, monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament, (short, aces, kings, queens) = started([300, 1000, 1000, 1000])
+    listening(f"tournament-{tournament.pk}.en", "lobby.en")
+    queued = []
+    monkeypatch.setattr(tournament_publish_task, "apply_async", lambda *args, **options: queued.append((args, options)))
+    row = in_play(tournament)
+    prepare(row, {short: "7c2d", aces: "AsAh", kings: "KsKh", queens: "QsQh"}, "Jd8s6h4c3d")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        while row.status == HandStatus.PLAYING:  # the short stack all in, the others call and check it down
+            legal = replay(row).legal()
+            if acting(row) == short and legal.max_to is not None:
+                row = act(row, ActionKind.BET_RAISE, legal.max_to)
+            else:
+                row = act(row, ActionKind.CHECK_CALL)
+        assert hand_report(hand_id=row.pk, now=timezone.now())  # what the table's node runs
+
+    assert Entry.objects.get(pk=short.pk).status == EntryStatus.ELIMINATED
+    # The node rendered none of the event's parts: the worker's end-of-second message carries them.
+    assert renders == []
+    assert sent.groups() == []
+    assert queued == [(((tournament.pk,), {}), {"countdown": THROTTLE_SECONDS})]
 
 
 def test_the_players_left_reach_every_table_page_every_few_seconds_and_a_new_level_at_once(sent):

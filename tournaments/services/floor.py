@@ -159,7 +159,7 @@ def floor_hand_results(
             continue
         after = {pk: stored.floor.stacks[pk] + result.won.get(pk, 0) for pk in dealt.seats.values()}
         ends = _idle_for_too_long(tournament, stored.tables[result.table]["id"], idle=result.idle)
-        report, follow = _hand_finished(stored, result.table, after, now, ends_table=ends)
+        report, follow = _hand_finished(stored, result.table, after, now, ends_table=ends, at_table=True)
         taken.append(report)
         if follow:
             return taken, follow
@@ -224,8 +224,16 @@ def floor_hand_in(
 
 
 def _hand_finished(
-    stored: "_Stored", table: int, after: Mapping[int, int], now: datetime, *, ends_table: bool = False
+    stored: "_Stored",
+    table: int,
+    after: Mapping[int, int],
+    now: datetime,
+    *,
+    ends_table: bool = False,
+    at_table: bool = False,
 ) -> tuple[HandReport, FollowUps]:
+    """`at_table`: reported by the table's node (hands_report), which leaves the
+    event's pages to the worker (TournamentChanged.hand)."""
     tournament = stored.tournament
     before = {pk: stored.floor.stacks.get(pk) for pk in after}
     try:
@@ -244,7 +252,7 @@ def _hand_finished(
     busted = sum(1 for finish in outcome.finishes if not (outcome.finished and finish.best == 1))
     if not outcome.finished and tournament.break_pending_since is not None and not stored.floor.tables_playing():
         follow |= FollowUps(begin_break=True)
-    record(TournamentChanged(tournament.pk, chips_only=not outcome.finishes))
+    record(TournamentChanged(tournament.pk, chips_only=not outcome.finishes, hand=at_table))
     report = HandReport(
         eliminated=busted,
         moves=sum(move.source.table != move.target.table for move in outcome.moves),
