@@ -61,3 +61,17 @@ def test_a_finished_events_page_charts_its_field_and_prizes_and_lists_the_points
     assert Entry.objects.filter(tournament=tournament, finish_best__isnull=False).count() == 3
     final = Hand.objects.filter(tournament=tournament).latest("started_at").table.number
     assert f'href="/tournaments/{tournament.pk}/tables/{final}/">The final table' in page
+
+    # In Danish too, the charts' coordinates are numbers for the browser, never written
+    # with the language's decimal comma (an SVG attribute "36,0" is not a number).
+    for address in (f"/da/tournaments/{tournament.pk}/", f"/da/players/{winner.player_id}/results/"):
+        danish = Client().get(address).text
+        assert '<html lang="da"' in danish
+        svgs = re.findall(r"<svg.*?</svg>", danish, re.DOTALL)
+        coordinates = [
+            value
+            for svg in svgs
+            for value in re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|width|height)="([^"]*)"', svg)
+        ]
+        assert coordinates, address
+        assert all(re.fullmatch(r"-?\d+(\.\d+)?", value) for value in coordinates), address
