@@ -69,9 +69,7 @@ def test_a_finished_events_page_charts_its_field_and_prizes_and_lists_the_points
         assert '<html lang="da"' in danish
         svgs = re.findall(r"<svg.*?</svg>", danish, re.DOTALL)
         coordinates = [
-            value
-            for svg in svgs
-            for value in re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|width|height)="([^"]*)"', svg)
+            value for svg in svgs for value in re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|width|height)="([^"]*)"', svg)
         ]
         assert coordinates, address
         assert all(re.fullmatch(r"-?\d+(\.\d+)?", value) for value in coordinates), address
