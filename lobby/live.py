@@ -79,7 +79,7 @@ def connect() -> None:
 
 def publish(events: Sequence[object]) -> list[Message]:
     """The messages of one commit's events: each group's once, whatever the events repeat."""
-    changed: dict[int, tuple[bool, bool, bool]] = {}  # by event: whether only its clock, only chips, only hands
+    changed: dict[int, tuple[bool, bool, bool]] = {}  # by tournament: only its clock, only chips, only hands' reports
     created: set[int] = set()
     clocked: set[int] = set()  # the events whose clock changed
     refreshes: list[Message] = []

@@ -15,9 +15,9 @@ class TournamentChanged:
     countdown or a pause changed, not the lobby's row; `chips_only`: only the players'
     chips (a hand without anyone out), not what every table shows of the event;
     `clock`: the clock changed it, which every table page shows at once (the players
-    left it shows, only every few seconds); `hand`: a hand's report changed it, at a
-    table node, which renders none of the event's parts: the worker's message at the
-    end of the second carries it."""
+    left it shows, only every few seconds); `hand`: a hand's report changed it (its chips,
+    its players out), at a table node, which does not render the event's parts for
+    it: the worker's message at the end of the second carries it."""
 
     tournament_id: int
     created: bool = False
