@@ -33,8 +33,8 @@ which is steadier than req/s on a busy machine.
 How long the tournament's row lock is held: every request the server runs goes
 through this module's LockTimer middleware (added to the bench's settings only, not
 the project's), which watches the request's SQL with Django's execute_wrapper. From
-the moment the statement that locks a tournament row (a SELECT ... FOR UPDATE on
-the tournaments table) returns, the lock is held until the transaction commits; an
+the moment the statement that locks a tournament row (a SELECT ... FOR [NO KEY] UPDATE
+on the tournaments table) returns, the lock is held until the transaction commits; an
 on_commit callback registered then notes the commit's end, and the time between is
 sent back in a `Bench-Lock-Held` header (milliseconds), which the clients average.
 It includes the Python between the statements under the lock, as the queue of other
@@ -153,7 +153,7 @@ def locks_a_tournament(sql: str) -> bool:
     from tournaments.models import Tournament
 
     table = Tournament._meta.db_table
-    return sql.startswith("SELECT") and f'FROM "{table}"' in sql and "FOR UPDATE" in sql
+    return sql.startswith("SELECT") and f'FROM "{table}"' in sql and ("FOR UPDATE" in sql or "FOR NO KEY UPDATE" in sql)
 
 
 class LockTimer:

@@ -446,7 +446,7 @@ def _negotiation(negotiation_id: int, *, staff: "User | None" = None, closed: bo
 
 
 def _locked(tournament_id: int) -> Tournament:
-    return Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+    return Tournament.objects.locked().get(pk=tournament_id)
 
 
 def _changed(negotiation: Negotiation) -> None:

@@ -426,9 +426,7 @@ class TournamentAdmin(admin.ModelAdmin):
             # The clock and the registration services may have moved these since the
             # form loaded the event; lock the row and keep theirs, not a stale copy.
             current = (
-                Tournament.objects.select_for_update()
-                .values("status", "entries_count", "prize_contributions")
-                .get(pk=obj.pk)
+                Tournament.objects.locked().values("status", "entries_count", "prize_contributions").get(pk=obj.pk)
             )
             for name, value in current.items():
                 setattr(obj, name, value)

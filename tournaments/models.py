@@ -282,6 +282,16 @@ class SitAndGo(models.Model):
             raise ValidationError(errors)
 
 
+class TournamentQuerySet(models.QuerySet):
+    def locked(self, *, skip_locked: bool = False) -> "TournamentQuerySet":
+        """The events' rows locked for a change of the event, by every service that
+        changes one: its "row lock". FOR NO KEY UPDATE, which a new row that refers
+        to the event (an entry, with its foreign key's key-share lock) does not wait
+        for: a registration writes its entry, purchase and transfers before it takes
+        the lock (tournaments.services.entries)."""
+        return self.select_for_update(of=("self",), no_key=True, skip_locked=skip_locked)
+
+
 class Tournament(models.Model):
     """An event as the lobby and Tournament Info show it (rule 3)."""
 
@@ -523,6 +533,8 @@ class Tournament(models.Model):
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TournamentQuerySet.as_manager()
 
     class Meta:
         ordering = ["scheduled_start", "id"]

@@ -200,12 +200,66 @@ def transfers_create(
         return _same_transfers(existing, keys=keys, legs=legs)
     if not moved:
         raise InsufficientFunds(_("Not enough money in the account for this."))
+    _tell_owners(legs)
+    return transfers
+
+
+@dataclass(frozen=True)
+class Journaled:
+    """Transfers written and not yet moved (transfers_journal): their transaction
+    must settle them (transfers_settle) before it commits."""
+
+    legs: list[Leg]
+    transfers: list[Transfer]
+
+
+def transfers_journal(
+    *,
+    legs: list[Leg],
+    idempotency_key_prefix: str,
+    actor: AbstractBaseUser | None = None,
+    memo: str = "",
+    audit: Iterable[AuditRecord] = (),
+) -> Journaled:
+    """The first half of transfers_create with new keys, for a caller that writes
+    its rows before it takes a lock that others wait for: the legs' Transfer and
+    audit rows (with the caller's `audit`), and no balance moved. Their accounts are
+    not locked: the rows' foreign keys take only a key-share lock, which the
+    ledger's own lock (FOR NO KEY UPDATE) does not wait for.
+
+    The caller vouches that the keys are new (as keys_are_new) and, in the same
+    atomic block, calls transfers_settle before the block ends; a refusal there
+    rolls the rows back with the rest. Only inside a transaction."""
+    if not transaction.get_connection().in_atomic_block:
+        raise WalletError(_("Transfers are written and settled in one transaction."))
+    keys = _keys(legs, idempotency_key_prefix)
+    if not legs:
+        audit_log_many(audit)
+        return Journaled([], [])
+    return Journaled(legs, _journal(legs, keys=keys, actor=actor, memo=memo, audit=audit))
+
+
+def transfers_settle(journaled: Journaled) -> list[Transfer]:
+    """Move the balances of journaled transfers: the second half of transfers_create,
+    with its lock of every account in id order and its check of every source. A
+    source that holds too little raises InsufficientFunds and marks the caller's
+    atomic block for rollback, so that the journaled rows cannot commit without
+    their money. Records BalancesChanged for the players whose accounts moved."""
+    if not journaled.legs:
+        return []
+    if not _balances_move(journaled.legs):
+        transaction.set_rollback(True)
+        raise InsufficientFunds(_("Not enough money in the account for this."))
+    _tell_owners(journaled.legs)
+    return journaled.transfers
+
+
+def _tell_owners(legs: list[Leg]) -> None:
     owners = frozenset(
         account.owner_id for leg in legs for account in (leg.source, leg.destination) if account.owner_id is not None
     )
     if owners:
         record(BalancesChanged(owners))
-    return transfers
 
 
 def _keys(legs: list[Leg], prefix: str) -> list[str]:
@@ -239,7 +293,7 @@ def _balances_move(legs: list[Leg]) -> bool:
         if leg.source.kind not in MAY_GO_NEGATIVE:
             needed[leg.source.pk] += leg.amount
     balances = dict(
-        Account.objects.select_for_update().filter(pk__in=deltas).order_by("pk").values_list("pk", "balance")
+        Account.objects.select_for_update(no_key=True).filter(pk__in=deltas).order_by("pk").values_list("pk", "balance")
     )
     if any(balances[pk] < amount for pk, amount in needed.items()):
         return False

@@ -23,12 +23,13 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
 from tests.factories import BlindStructureFactory, TournamentFactory, UserFactory
-from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, PurchaseKind
+from tournaments.models import Entry, EntryKind, EntryStatus, PaymentForm, Purchase, PurchaseKind, Tournament
+from tournaments.services.cancellation import CancelMode, tournament_cancel
 from tournaments.services.entries import entry_rebuy, entry_register, entry_unregister
 from tournaments.services.refusals import TournamentError
 from wallet.models import Account, AccountKind, Currency, Transfer, TransferReason
@@ -316,3 +317,90 @@ def test_a_long_run_of_interleaved_registrations_leaves_the_books_balanced():
             deposit = funded.filter(destination__currency=currency).aggregate(s=Sum("amount"))["s"] or 0
             assert account_get(wallet_account_spec(player.pk, currency)).balance == deposit - spent, (player, currency)
     assert {currency: total(currency, inside_the_room=True) for currency in ("EUR", "TMY")} == deposited
+
+
+def _waiting_on_a_lock() -> bool:
+    """Whether another connection waits for a lock; from inside a transaction too,
+    whose view of the server's activity would otherwise stay as first read."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def test_a_registration_that_waited_while_staff_raised_the_buy_in_is_refused_and_pays_nothing(event, rich):
+    """A registration writes its entry and purchase at the terms it read, before the
+    event's lock; if staff changed them meanwhile, it is refused, not charged the old
+    price nor the new one without being asked."""
+    changed, waited = threading.Event(), threading.Event()
+
+    def raise_the_buy_in() -> None:
+        try:
+            with transaction.atomic():
+                locked = Tournament.objects.locked().get(pk=event.pk)
+                locked.buy_in = 2000
+                locked.save(update_fields=["buy_in"])
+                changed.set()
+                deadline = time.monotonic() + WAIT
+                while time.monotonic() < deadline:
+                    if _waiting_on_a_lock():
+                        waited.set()
+                        break
+                    time.sleep(0.01)
+        finally:
+            connection.close()
+
+    staff = threading.Thread(target=raise_the_buy_in)
+    staff.start()
+    try:
+        assert changed.wait(WAIT)
+        (outcome,) = race([lambda: entry_register(tournament_id=event.pk, player=rich, now=timezone.now())])
+    finally:
+        staff.join()
+
+    assert waited.is_set()
+    assert refusals([outcome], {"terms_changed"}) == {"terms_changed": 1}
+    assert "register again" in outcome.error.message
+    assert not Entry.objects.filter(tournament=event).exists()
+    assert not Purchase.objects.exists()
+    assert not Transfer.objects.filter(reason=TransferReason.BUY_IN).exists()
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000
+    event.refresh_from_db()
+    assert (event.entries_count, event.prize_contributions) == (0, 0)
+    call_command("wallet_audit")
+
+    entry_register(tournament_id=event.pk, player=rich, now=timezone.now())  # at the new price
+    assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 2100
+
+
+def test_registrations_racing_a_cancellation_are_each_refused_or_refunded_and_nobody_deadlocks(staff):
+    """Registrations write their rows before the event's lock, which the cancellation
+    holds while it refunds: neither waits for the other in a circle."""
+    event = TournamentFactory(buy_in=1000, fee=100)
+    players = funded_players(40, prefix="racer", eur=5000)
+    before = total("EUR", inside_the_room=True)
+    calls: list[Callable[[], object]] = [
+        lambda p=p: entry_register(tournament_id=event.pk, player=p, now=timezone.now()) for p in players
+    ]
+    calls.insert(
+        20,
+        lambda: tournament_cancel(
+            tournament_id=event.pk, actor=staff, reason="Server trouble", mode=CancelMode.ROLLBACK, now=timezone.now()
+        ),
+    )
+
+    outcomes = race(calls)
+
+    codes = refusals(outcomes, {"cancelled"})
+    entered = Entry.objects.filter(tournament=event)
+    assert entered.count() + codes["cancelled"] == 40
+    assert set(entered.values_list("status", flat=True)) <= {EntryStatus.REFUNDED}
+    event.refresh_from_db()
+    assert (event.status, event.entries_count, event.prize_contributions) == ("cancelled", 0, 0)
+    assert account(event, AccountKind.PRIZE_POOL).balance == account(event, AccountKind.FEES).balance == 0
+    balances = Account.objects.filter(owner__in=players, currency="EUR").values_list("balance", flat=True)
+    assert set(balances) == {5000}
+    assert total("EUR", inside_the_room=True) == before
+    call_command("wallet_audit")

@@ -361,8 +361,9 @@ def _inside_the_service(captured) -> tuple[list[str], list[str]]:
 
 def test_registration_and_unregistration_keep_their_reads_before_the_lock(player, funded):
     """Every statement under the tournament's lock makes every other player of the
-    event wait (bench/registration.py): the reads come before it; under it only the
-    lock, the entry, its purchase, the ledger's moves, the counts and the audit."""
+    event wait (bench/registration.py): the reads come before it, and a registration's
+    new rows too; under it only the lock, the ledger's moves and the counts (an
+    unregistration's: also the entry, its purchases and the audit)."""
     event = TournamentFactory(buy_in=1000, fee=100)
     entry_register(tournament_id=event.pk, player=player, now=timezone.now())  # opens the event's accounts
     entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
@@ -372,14 +373,28 @@ def test_registration_and_unregistration_keep_their_reads_before_the_lock(player
     with CaptureQueriesContext(connection) as unregistering:
         entry_unregister(tournament_id=event.pk, player=player, now=timezone.now())
 
-    # The player's break or exclusion (responsible gaming), the accounts; a retry's
-    # earlier purchase is looked for only once it is refused.
+    # The player's break or exclusion (responsible gaming), the event's terms, the
+    # accounts; a retry's earlier purchase is looked for only once it is refused.
     before, under = _inside_the_service(registering)
-    assert len(before) == 2
+    assert len(before) == 3
     assert "responsible_exclusion" in before[0]
-    # The lock, the entry, its purchase, the ledger's four (the accounts' lock, their
-    # balances, the transfers, their audit rows and the entry's), the counts.
-    assert len(under) == 8
+    assert 'FROM "tournaments_tournament"' in before[1]
+    assert "FOR " not in before[1]
+    # In its transaction, before the lock: the entry, its purchase, the transfers and
+    # their audit rows with the entry's. From the lock on, which every other
+    # registration of the event waits for: the lock, the accounts' lock, their
+    # balances, the counts.
+    locking = next(i for i, sql in enumerate(under) if 'FOR NO KEY UPDATE OF "tournaments_tournament"' in sql)
+    written, held = under[:locking], under[locking:]
+    tables = ("tournaments_entry", "tournaments_purchase", "wallet_transfer", "audit_auditentry")
+    assert len(written) == len(tables)
+    for sql, table in zip(written, tables, strict=True):
+        assert sql.startswith(f'INSERT INTO "{table}"')
+    assert len(held) == 4
+    assert held[1].startswith('SELECT "wallet_account"')
+    assert held[1].endswith("FOR NO KEY UPDATE")
+    assert held[2].startswith('UPDATE "wallet_account"')
+    assert held[3].startswith('UPDATE "tournaments_tournament"')
     before, under = _inside_the_service(unregistering)
     assert len(before) == 1  # the accounts
     # The lock, the entry with its purchases, its end, the ledger's four (the entry's

@@ -354,7 +354,7 @@ def tournament_postpone(
 
 def _locked_not_over(tournament_id: int) -> Tournament:
     """The tournament under its row lock, refused once cancelled or finished."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    tournament = Tournament.objects.locked().get(pk=tournament_id)
     if tournament.status == Status.CANCELLED:
         raise refuse("already_cancelled")
     if tournament.status == Status.FINISHED:

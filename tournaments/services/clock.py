@@ -76,7 +76,7 @@ def tournaments_advance(*, tournament_ids: Collection[int], now: datetime) -> li
     it left alone, held elsewhere: never waited for while the others are held (no
     deadlock), the caller advances them on their own. A failure rolls back them all."""
     with transaction.atomic():
-        free = Tournament.objects.select_for_update(skip_locked=True).filter(pk__in=tournament_ids).order_by("pk")
+        free = Tournament.objects.locked(skip_locked=True).filter(pk__in=tournament_ids).order_by("pk")
         tournaments = list(free)
         levels = structure_levels({tournament.blind_structure_id for tournament in tournaments})
         for tournament in tournaments:
@@ -202,7 +202,7 @@ def structure_levels(structure_ids: Collection[int]) -> StructureLevels:
 
 
 def _locked(tournament_id: int, levels: StructureLevels | None = None) -> _Locked:
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    tournament = Tournament.objects.locked().get(pk=tournament_id)
     structure = tournament.blind_structure_id
     if levels is None or structure not in levels:
         levels = structure_levels([structure])

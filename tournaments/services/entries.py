@@ -5,12 +5,17 @@ it (the player's accounts), then in one transaction takes the lock, checks with
 the pure rules (tournaments.rules.registration) on the row as locked, and writes
 with the ORM; the purchase is paid, and refunded, by tournaments.services.purchases
 through the ledger. Every statement under the lock makes the event's other players
-wait: under it are only the event's row, the entry, its purchase, the money moves
-and the counts.
+wait. A registration, the busiest, writes its new rows (the entry, its purchase,
+the ledger's transfers and audit rows) in its transaction before it takes the lock,
+which it holds for the money and the counts alone; the others hold it for the
+event's row, the entry, its purchases, the money moves and the counts.
 
 One lock order in every service that changes an event, so that none can deadlock
-with another: the tournament's row, then its entries (a new one's unique key
-included), tickets and purchases, then wallet accounts in id order (in the ledger).
+with another: the tournament's row (Tournament.objects.locked(), FOR NO KEY UPDATE,
+which a registration's new rows do not wait for), then its entries (a new one's
+unique key included), tickets and purchases, then wallet accounts in id order (in
+the ledger, FOR NO KEY UPDATE too, which the new transfers' foreign keys do not
+wait for).
 """
 
 import contextlib
@@ -44,7 +49,15 @@ from tournaments.rules.registration import (
 )
 from tournaments.selectors.entries import chips_refusal, entry_refusal, unregister_refusal
 from tournaments.services.floor import floor_seat_late
-from tournaments.services.purchases import purchase_create, purchases_refund, tournament_accounts_ref
+from tournaments.services.purchases import (
+    RecordedPurchase,
+    entry_accounts,
+    purchase_create,
+    purchase_record,
+    purchase_settle,
+    purchases_refund,
+    tournament_accounts_ref,
+)
 from tournaments.services.refusals import TournamentError, refuse
 from tournaments.services.sit_and_go import sit_and_go_filled
 from wallet.models import Account
@@ -97,35 +110,46 @@ def entry_register_receipt(
     """Enter `player`, paying in `form` (cash, T-Money or a ticket; by default the
     event's own kind of money), during registration or late registration (rule 9).
 
-    Before the tournament's row lock: the accounts. Under it, the rules on the
-    event as locked (window, capacity, the way to pay), then entry_create: the
-    entry, the buy-in to the prize pool and the fee to the house through the ledger
-    (which checks the balance under the account's lock), the event's counts, and a
-    late entrant's seat. A refusal rolls it all back; a player who holds an entry
-    is told so whatever else refuses. The event's terms are read under the lock
-    only: read before it as well, they would only refuse sooner, and every
-    registration would pay for the read. A retry with the same idempotency key
-    returns the same entry, also when the two race: its key's purchase is looked
-    for once the retry is refused (the player's entry, or the key, taken), so a
-    first request never pays for the look-up. Records TournamentChanged and
-    EntryChanged.
+    Everything that does not need the tournament's row lock is done before it: the
+    event's terms read and the rules checked on them, the accounts read (and those
+    missing created, entry_accounts), then in the transaction entry_record (the
+    entry, its purchase, the ledger's rows). Under
+    the lock: the rules again on the event as locked, its terms the same as those
+    the entry was written with (else a refusal: the player asked at the old price),
+    and entry_settle (the money moved through the ledger, which checks the balance
+    under the account's lock; the event's counts; a late entrant's seat). So the
+    lock, which every other registration of the event waits for, is held for the
+    money and the counts alone. A refusal rolls it all back; a player who holds an
+    entry is told so whatever else refuses.
+
+    A retry with the same idempotency key returns the same entry, also when the two
+    race: its key's purchase is looked for once the retry is refused (the player's
+    entry, or the key, taken), so a first request never pays for the look-up.
+    Records TournamentChanged and EntryChanged.
     """
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     _check_playing(player, now)
-    accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     try:
+        terms = Tournament.objects.get(pk=tournament_id)
+        _check_open(terms, now)
+        form = _payment_form(terms, form, ticket_id)
+        known = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
+        accounts = entry_accounts(terms, player_id=player.pk, form=form, known=known)
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-            _check_open(tournament, now)
-            receipt = entry_create(
-                tournament=tournament,
+            recorded = entry_record(
+                tournament=terms,
                 player=player,
                 now=now,
-                form=_payment_form(tournament, form, ticket_id),
+                form=form,
                 idempotency_key=key,
                 ticket_id=ticket_id,
                 accounts=accounts,
             )
+            tournament = Tournament.objects.locked().get(pk=tournament_id)
+            _check_open(tournament, now)
+            if _entry_terms(tournament) != _entry_terms(terms):
+                raise refuse("terms_changed")
+            receipt = entry_settle(tournament, recorded, now=now)
             if tournament.sit_and_go_id is not None and tournament.entries_count >= tournament.max_entrants:
                 sit_and_go_filled(tournament, now=now)
             transaction.on_commit(functools.partial(_taken_back_if_excluded, tournament_id, player))
@@ -140,6 +164,26 @@ def entry_register_receipt(
         raise
 
 
+def _entry_terms(tournament: Tournament) -> tuple:
+    """What entry_record writes from the event's row: an entry written with these
+    is settled only while the event's row still has them."""
+    return (
+        tournament.starting_stack,
+        tournament.scheduled_start,
+        tournament.entry_price,
+        tournament.pool_currency,
+        tournament.entry_kind,
+    )
+
+
+@dataclass(frozen=True)
+class RecordedEntry:
+    """An entry written with its purchase, not paid or counted yet (entry_record)."""
+
+    entry: Entry
+    purchase: RecordedPurchase
+
+
 def entry_create(
     *,
     tournament: Tournament,
@@ -152,18 +196,43 @@ def entry_create(
     won_in: Tournament | None = None,
     accounts: Mapping[AccountSpec, Account] | None = None,
 ) -> Receipt:
-    """A new entry of `player` in `tournament`, paid in `form`: a registration's, or
-    a seat won in satellite `won_in` (paid by `payer`, see purchase_plan).
+    """A new entry of `player` in `tournament`, paid in `form`: entry_record, then
+    entry_settle. The caller holds the tournament's row lock and has checked that
+    the event takes the entry now, in that form (a satellite's seat). Records
+    TournamentChanged and EntryChanged."""
+    recorded = entry_record(
+        tournament=tournament,
+        player=player,
+        now=now,
+        form=form,
+        idempotency_key=idempotency_key,
+        ticket_id=ticket_id,
+        payer=payer,
+        won_in=won_in,
+        accounts=accounts,
+    )
+    return entry_settle(tournament, recorded, now=now)
 
-    The entry with the starting stack (late once the event has started; one per
-    player: the unique index of active entries refuses a second), its purchase
-    paid through the ledger with the entry's audit row, the event's counts (its row,
-    and `tournament` kept in step), and a late entrant's seat at a table
-    (floor_seat_late: after the draw; before it, the draw seats him). The caller
-    holds the tournament's row lock and has checked that the event takes the entry
-    now, in that form. `idempotency_key`: the purchase's, else one of the entry's.
-    Records TournamentChanged and EntryChanged.
-    """
+
+def entry_record(
+    *,
+    tournament: Tournament,
+    player: "User",
+    now: datetime,
+    form: str,
+    idempotency_key: str | None = None,
+    ticket_id: int | None = None,
+    payer: AccountSpec | None = None,
+    won_in: Tournament | None = None,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+) -> RecordedEntry:
+    """What a new entry writes that needs no lock of the event: the entry with the
+    starting stack (late once the event has started; one per player: the unique
+    index of active entries refuses a second), and its purchase recorded with the
+    entry's audit row (purchase_record), paid in `form`; a registration's, or a seat
+    won in satellite `won_in` (paid by `payer`, see purchase_plan).
+    `idempotency_key`: the purchase's, else one of the entry's. Its transaction
+    settles it (entry_settle) in the same atomic block, under the event's lock."""
     try:
         entry = Entry.objects.create(
             tournament=tournament,
@@ -177,7 +246,7 @@ def entry_create(
     terms: dict[str, object] = {"form": form, "late": entry.late, "tournament": tournament.pk}
     if won_in is not None:
         terms["won_in"] = won_in.pk
-    purchase = purchase_create(
+    purchase = purchase_record(
         tournament=tournament,
         entry=entry,
         kind=PurchaseKind.ENTRY,
@@ -192,10 +261,19 @@ def entry_create(
         accounts=accounts,
         audit=[AuditRecord(action="tournaments.entry.registered", subject=entry, actor=player, data=terms)],
     )
+    return RecordedEntry(entry, purchase)
+
+
+def entry_settle(tournament: Tournament, recorded: RecordedEntry, *, now: datetime) -> Receipt:
+    """Under the tournament's row lock: a recorded entry's money moved
+    (purchase_settle), the event's counts (its row, and `tournament` kept in step),
+    and a late entrant's seat at a table (floor_seat_late: after the draw; before
+    it, the draw seats him). Records TournamentChanged and EntryChanged."""
+    entry, purchase = recorded.entry, purchase_settle(recorded.purchase)
     _counts_add(tournament.pk, entries=1, contributions=purchase.price)
     tournament.entries_count += 1
     tournament.prize_contributions += purchase.price
-    _tell(tournament.pk, player)
+    _tell(tournament.pk, entry.player)
     if entry.late:
         floor_seat_late(tournament.pk, entry, now=now)
     return Receipt(entry, [purchase])
@@ -265,7 +343,7 @@ def entry_unregister_receipt(*, tournament_id: int, player: "User", now: datetim
     """
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        tournament = Tournament.objects.locked().get(pk=tournament_id)
         entry, paid = _entry_paid(tournament, player)
         if excluded and tournament.started_at is not None:
             raise refuse("unregistration_closed")
@@ -348,7 +426,7 @@ def entry_chips_buy(
     _check_playing(player, now)
     accounts = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        tournament = Tournament.objects.locked().get(pk=tournament_id)
         if key and (earlier := Purchase.objects.filter(idempotency_key=key).select_related("entry").first()):
             return Receipt(earlier.entry, [earlier], retry=True)
         entry = (

@@ -224,7 +224,7 @@ def prize_withhold(*, flag_id: int, player_id: int, actor: "User", reason: str, 
             raise refuse("flag_not_open")
         if player_id not in (flag.player_id, flag.other_id):
             raise refuse("withhold_not_flagged")
-        Tournament.objects.select_for_update(of=("self",)).get(pk=flag.tournament_id)
+        Tournament.objects.locked().get(pk=flag.tournament_id)
         entry = Entry.objects.filter(tournament_id=flag.tournament_id, player_id=player_id, status__in=ENTERED).first()
         if entry is None:
             raise refuse("withhold_no_entry")
@@ -265,7 +265,7 @@ def _decide(*, entry_id: int, actor: "User", reason: str, now: datetime, confisc
         tournament_id = Entry.objects.filter(pk=entry_id).values_list("tournament_id", flat=True).first()
         if tournament_id is None:
             raise refuse("not_withheld")
-        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        tournament = Tournament.objects.locked().get(pk=tournament_id)
         entry = Entry.objects.select_related("player").get(pk=entry_id)
         if entry.prize_hold != PrizeHold.WITHHELD:
             raise refuse("not_withheld")

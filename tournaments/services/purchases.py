@@ -6,7 +6,9 @@ refund_plan); purchase_create records the purchase and pays it, purchases_refund
 reverses an entry's purchases in one batch of the ledger. The use cases that buy
 (tournaments.services.entries: register, rebuy, add-on; satellites' seats) and
 those that refund (unregistration, cancellation) call these under the tournament's
-row lock; nothing here takes it.
+row lock; nothing here takes it. A registration records its purchase
+(purchase_record) before it takes the lock and settles it (purchase_settle) under
+it, so that the lock is held for the money alone.
 """
 
 from collections.abc import Iterable, Mapping
@@ -24,11 +26,14 @@ from wallet.models import Account, AccountKind, Currency, TransferReason
 from wallet.services import (
     AccountSpec,
     InsufficientFunds,
+    Journaled,
     Leg,
     WalletError,
     accounts_get,
     house_account_spec,
     transfers_create,
+    transfers_journal,
+    transfers_settle,
     wallet_account_spec,
 )
 from wallet.tickets import ticket_release, ticket_reserve
@@ -54,6 +59,14 @@ class PlannedLeg:
     reason: str
 
 
+@dataclass(frozen=True)
+class RecordedPurchase:
+    """A purchase written with its transfers, its money not moved yet (purchase_record)."""
+
+    purchase: Purchase
+    journaled: Journaled
+
+
 def purchase_create(
     *,
     tournament: Tournament,
@@ -70,10 +83,49 @@ def purchase_create(
     accounts: Mapping[AccountSpec, Account] | None = None,
     audit: Iterable[AuditRecord] = (),
 ) -> Purchase:
-    """The purchase, paid through the ledger (a ticket reserved first); `payer`: a
-    satellite seat's (see purchase_plan); `accounts`: those read before the lock;
-    `audit`: the caller's records, written with the ledger's (transfers_create).
+    """The purchase, paid through the ledger: purchase_record, then purchase_settle.
     The caller holds the tournament's row lock."""
+    return purchase_settle(
+        purchase_record(
+            tournament=tournament,
+            entry=entry,
+            kind=kind,
+            form=form,
+            price=price,
+            chips=chips,
+            idempotency_key=idempotency_key,
+            now=now,
+            actor=actor,
+            ticket_id=ticket_id,
+            payer=payer,
+            accounts=accounts,
+            audit=audit,
+        )
+    )
+
+
+def purchase_record(
+    *,
+    tournament: Tournament,
+    entry: Entry,
+    kind: str,
+    form: str,
+    price: EntryPrice,
+    chips: int,
+    idempotency_key: str,
+    now: datetime,
+    actor: "User",
+    ticket_id: int | None = None,
+    payer: AccountSpec | None = None,
+    accounts: Mapping[AccountSpec, Account] | None = None,
+    audit: Iterable[AuditRecord] = (),
+) -> RecordedPurchase:
+    """What a purchase writes before its money moves, none of which needs the
+    tournament's row lock: a ticket reserved, the purchase, and its transfers and
+    audit rows (transfers_journal; `audit`: the caller's records, written with the
+    ledger's). `payer`: a satellite seat's (see purchase_plan); `accounts`: those read
+    before the lock. Its transaction settles it (purchase_settle) in the same atomic
+    block, under the lock."""
     ticket = None
     if form == PaymentForm.TICKET:
         try:
@@ -105,14 +157,23 @@ def purchase_create(
     legs = plan_legs(purchase_plan(purchase, payer=payer), accounts)
     try:
         # The keys name the purchase made just now: no earlier transfer can hold them.
-        transfers_create(
-            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, keys_are_new=True, audit=audit
+        journaled = transfers_journal(
+            legs=legs, idempotency_key_prefix=f"purchase:{purchase.pk}", actor=actor, audit=audit
         )
-    except InsufficientFunds as error:
-        raise refuse("insufficient_funds") from error
     except WalletError as error:
         raise TournamentError(str(error), error.code) from error
-    return purchase
+    return RecordedPurchase(purchase, journaled)
+
+
+def purchase_settle(recorded: RecordedPurchase) -> Purchase:
+    """Move a recorded purchase's money (transfers_settle: the accounts' locks, the
+    balance checked); under the tournament's row lock, so that the event's accounts
+    are locked in the one order. Too little money refuses, and rolls back the block."""
+    try:
+        transfers_settle(recorded.journaled)
+    except InsufficientFunds as error:
+        raise refuse("insufficient_funds") from error
+    return recorded.purchase
 
 
 def purchase_plan(purchase: Purchase, *, payer: AccountSpec | None = None) -> list[PlannedLeg]:
@@ -199,6 +260,28 @@ def fees_refund_plan(purchase: Purchase) -> list[PlannedLeg]:
                 PlannedLeg(f"{leg.name}:tmoney", house_tmoney, player_tmoney, leg.amount, TransferReason.REFUND)
             )
     return plan
+
+
+def entry_accounts(
+    tournament: Tournament, *, player_id: int, form: str, known: Mapping[AccountSpec, Account] | None = None
+) -> dict[AccountSpec, Account]:
+    """The accounts an entry into `tournament` paid in `form` moves money between
+    (purchase_plan), from `known` (accounts_for), else read; those missing (an event's
+    pool at its first entry) are created here, each in its own transaction. Called
+    before a registration's transaction: its new rows then never include an account
+    that another registration, holding the event's lock, would wait for in a circle."""
+    price = tournament.entry_price
+    purchase = Purchase(
+        entry=Entry(tournament_id=tournament.pk, player_id=player_id),
+        kind=PurchaseKind.ENTRY,
+        form=form,
+        currency=tournament.pool_currency,
+        price=price.prize,
+        fee=price.fee,
+        bounty=price.bounty,
+    )
+    plan = purchase_plan(purchase)
+    return accounts_get((spec for leg in plan for spec in (leg.source, leg.destination)), known=known)
 
 
 def plan_legs(plan: list[PlannedLeg], accounts: Mapping[AccountSpec, Account] | None = None) -> list[Leg]:

@@ -41,6 +41,10 @@ REFUSALS = {
     "form_not_accepted": gettext_lazy("This tournament cannot be paid that way."),
     "insufficient_funds": gettext_lazy("You do not have enough money for this in the tournament's currency."),
     "eliminated": gettext_lazy("You are out of this tournament."),
+    "terms_changed": gettext_lazy(
+        "The tournament's buy-in, start or stack changed while you registered: nothing was paid. "
+        "Check the new terms and register again."
+    ),
     # Staff actions: every one needs a reason players and support can read (rule 1).
     "reason_required": gettext_lazy("Give a reason: players and support will read it."),
     "reason_too_long": gettext_lazy("A reason has at most %(length)s characters."),

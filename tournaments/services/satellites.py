@@ -94,9 +94,7 @@ def satellite_award_seats(*, satellite_id: int, finishers: list[int], actor: "Us
             raise refuse("not_a_satellite")
         locked = {
             tournament.pk: tournament
-            for tournament in Tournament.objects.select_for_update()
-            .filter(pk__in=[satellite_id, target_id])
-            .order_by("pk")
+            for tournament in Tournament.objects.locked().filter(pk__in=[satellite_id, target_id]).order_by("pk")
         }
         satellite, target = locked[satellite_id], locked[target_id]
         earlier = AuditEntry.objects.filter(

@@ -36,7 +36,7 @@ def entry_transfer(
     if source.pk == target.pk:
         raise refuse("transfer_same")
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update(of=("self",)).filter(pk=tournament_id).first()
+        tournament = Tournament.objects.locked().filter(pk=tournament_id).first()
         if tournament is None:
             raise refuse("no_such_tournament", tournament=tournament_id)
         if tournament.status not in UNDER_WAY:

@@ -337,7 +337,7 @@ def hands_report(*, tournament_id: int, now: datetime, wait: bool = True) -> lis
     broken (rule 16). Returns the ids of the hands reported. Unless `wait`, raises
     ReportBusy if another transaction holds the tournament's lock."""
     with transaction.atomic():
-        locked = Tournament.objects.select_for_update(of=("self",), skip_locked=not wait).filter(pk=tournament_id)
+        locked = Tournament.objects.locked(skip_locked=not wait).filter(pk=tournament_id)
         tournament = locked.get() if wait else locked.first()
         if tournament is None:
             raise ReportBusy(tournament_id)
@@ -395,7 +395,7 @@ def floor_hand_finished(
     `hand`-th, if given (a report repeated after the table moved on is refused, so a
     retry never plays a hand twice). As hands_report, what follows included."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+        tournament = Tournament.objects.locked().get(pk=tournament_id)
         report, follow = floor_hand_in(tournament=tournament, table=table, stacks=stacks, now=now, hand=hand)
         tournament_follow_up(tournament=tournament, follow=follow, now=now)
         return report
@@ -494,7 +494,7 @@ def hands_roll_back(
         raise refuse("reason_required")
     with transaction.atomic():
         try:
-            tournament = Tournament.objects.select_for_update(of=("self",)).get(pk=tournament_id)
+            tournament = Tournament.objects.locked().get(pk=tournament_id)
         except Tournament.DoesNotExist:
             raise refuse("not_in_play") from None
         if tournament.status not in UNDER_WAY:
