@@ -35,6 +35,7 @@ REFUSAL_STATUS = {
     "already_registered": status.HTTP_409_CONFLICT,
     "addon_taken": status.HTTP_409_CONFLICT,
     "duplicate_request": status.HTTP_409_CONFLICT,
+    "terms_changed": status.HTTP_409_CONFLICT,
 }
 NO_SUCH_TOURNAMENT = gettext_lazy("No Tournament matches the given query.")
 

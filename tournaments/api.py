@@ -270,7 +270,11 @@ class RegistrationApi(PlayerApiView):
                 **AUTH_ERRORS,
                 402: PAYMENT_REQUIRED,
                 404: NOT_FOUND,
-                409: OpenApiResponse(ErrorSerializer, description="`already_registered`; `duplicate_request`."),
+                409: OpenApiResponse(
+                    ErrorSerializer,
+                    description="`already_registered`; `duplicate_request`; `terms_changed`: the event's buy-in, "
+                    "start or stack changed while the request was handled, and nothing was paid.",
+                ),
             }
         ),
     )

@@ -269,7 +269,9 @@ def entry_accounts(
     (purchase_plan), from `known` (accounts_for), else read; those missing (an event's
     pool at its first entry) are created here, each in its own transaction. Called
     before a registration's transaction: its new rows then never include an account
-    that another registration, holding the event's lock, would wait for in a circle."""
+    that another registration, holding the event's lock, would wait for in a circle.
+    A player whose accounts, as read, hold too little is refused first, with nothing
+    created (the ledger checks again under the accounts' lock)."""
     price = tournament.entry_price
     purchase = Purchase(
         entry=Entry(tournament_id=tournament.pk, player_id=player_id),
@@ -281,6 +283,13 @@ def entry_accounts(
         bounty=price.bounty,
     )
     plan = purchase_plan(purchase)
+    known = known or {}
+    owed: dict[AccountSpec, int] = {}
+    for leg in plan:
+        if leg.source.owner_id == player_id:
+            owed[leg.source] = owed.get(leg.source, 0) + leg.amount
+    if any(spec not in known or known[spec].balance < amount for spec, amount in owed.items()):
+        raise refuse("insufficient_funds")
     return accounts_get((spec for leg in plan for spec in (leg.source, leg.destination)), known=known)
 
 
