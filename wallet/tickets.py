@@ -87,6 +87,16 @@ def tickets_usable_for(*, owner: AbstractBaseUser, tournament_id: int, value: in
     ).order_by("expires_at", "pk")
 
 
+def ticket_check(
+    *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
+) -> Ticket:
+    """The owner's ticket if, as read now, it can pay an entry into the tournament
+    (else WalletError, as ticket_reserve's); without its lock: ticket_reserve checks
+    again under it."""
+    found = Ticket.objects.filter(pk=ticket_id, owner=owner.pk).first() if ticket_id is not None else None
+    return _usable(found, tournament_id=tournament_id, value=value, currency=currency, now=now)
+
+
 def ticket_reserve(
     *, ticket_id: int | None, owner: AbstractBaseUser, tournament_id: int, value: int, currency: str, now: datetime
 ) -> Ticket:

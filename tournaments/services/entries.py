@@ -134,7 +134,7 @@ def entry_register_receipt(
         _check_open(terms, now)
         form = _payment_form(terms, form, ticket_id)
         known = accounts_for(owner_id=player.pk, ref=tournament_accounts_ref(tournament_id))
-        accounts = entry_accounts(terms, player_id=player.pk, form=form, known=known)
+        accounts = entry_accounts(terms, player=player, form=form, now=now, ticket_id=ticket_id, known=known)
         with transaction.atomic():
             recorded = entry_record(
                 tournament=terms,

@@ -36,7 +36,7 @@ from wallet.services import (
     transfers_settle,
     wallet_account_spec,
 )
-from wallet.tickets import ticket_release, ticket_reserve
+from wallet.tickets import ticket_check, ticket_release, ticket_reserve
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -263,16 +263,36 @@ def fees_refund_plan(purchase: Purchase) -> list[PlannedLeg]:
 
 
 def entry_accounts(
-    tournament: Tournament, *, player_id: int, form: str, known: Mapping[AccountSpec, Account] | None = None
+    tournament: Tournament,
+    *,
+    player: "User",
+    form: str,
+    now: datetime,
+    ticket_id: int | None = None,
+    known: Mapping[AccountSpec, Account] | None = None,
 ) -> dict[AccountSpec, Account]:
     """The accounts an entry into `tournament` paid in `form` moves money between
     (purchase_plan), from `known` (accounts_for), else read; those missing (an event's
     pool at its first entry) are created here, each in its own transaction. Called
     before a registration's transaction: its new rows then never include an account
     that another registration, holding the event's lock, would wait for in a circle.
-    A player whose accounts, as read, hold too little is refused first, with nothing
-    created (the ledger checks again under the accounts' lock)."""
+    A player whose accounts, as read, hold too little, or whose ticket cannot pay, is
+    refused first, with nothing created (the ledger and ticket_reserve check again
+    under their locks)."""
     price = tournament.entry_price
+    player_id = player.pk
+    if form == PaymentForm.TICKET:
+        try:
+            ticket_check(
+                ticket_id=ticket_id,
+                owner=player,
+                tournament_id=tournament.pk,
+                value=price.ticket_value,
+                currency=tournament.pool_currency,
+                now=now,
+            )
+        except WalletError as error:
+            raise TournamentError(str(error), "no_ticket") from error
     purchase = Purchase(
         entry=Entry(tournament_id=tournament.pk, player_id=player_id),
         kind=PurchaseKind.ENTRY,
