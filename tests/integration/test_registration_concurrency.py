@@ -404,3 +404,45 @@ def test_registrations_racing_a_cancellation_are_each_refused_or_refunded_and_no
     assert set(balances) == {5000}
     assert total("EUR", inside_the_room=True) == before
     call_command("wallet_audit")
+
+
+def test_a_seat_awarded_while_the_player_registers_himself_ends_in_one_entry_and_no_error(event, rich):
+    """A satellite's award enters its winner under the target's lock; the winner's own
+    registration, written before that lock, waits for it, and the award waits for the
+    registration's entry: PostgreSQL breaks that circle by failing one of them. When
+    it fails the registration, the registration is tried again and finds him entered."""
+    locked = threading.Event()
+    award: dict[str, object] = {}
+
+    def award_a_seat() -> None:
+        try:
+            with transaction.atomic():
+                Tournament.objects.locked().get(pk=event.pk)
+                locked.set()
+                deadline = time.monotonic() + WAIT
+                while not _waiting_on_a_lock() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                Entry.objects.create(tournament=event, player=rich, chips=event.starting_stack)
+            award["entered"] = True
+        except Exception as error:
+            award["error"] = error
+        finally:
+            connection.close()
+
+    seat = threading.Thread(target=award_a_seat)
+    seat.start()
+    try:
+        assert locked.wait(WAIT)
+        (outcome,) = race([lambda: entry_register(tournament_id=event.pk, player=rich, now=timezone.now())])
+    finally:
+        seat.join()
+
+    codes = refusals([outcome], {"already_registered"})
+    assert len(Entry.objects.filter(tournament=event, player=rich, status=EntryStatus.ACTIVE)) == 1
+    if codes:  # the registration lost: the award's entry stands, and nothing was paid
+        assert award == {"entered": True}
+        assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000
+    else:  # the award lost (its own caller retries it): the registration stands, paid
+        assert "error" in award
+        assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000 - 1100
+    call_command("wallet_audit")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -65,6 +65,9 @@ from wallet.services import AccountSpec, accounts_for
 
 if TYPE_CHECKING:
     from accounts.models import User
+
+
+DEADLOCK_DETECTED = "40P01"  # PostgreSQL's SQLSTATE for a transaction it failed to break a deadlock
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,38 @@ def entry_register_receipt(
     race: its key's purchase is looked for once the retry is refused (the player's
     entry, or the key, taken), so a first request never pays for the look-up.
     Records TournamentChanged and EntryChanged.
+
+    A seat awarded to him in this event meanwhile (satellites: under the event's
+    lock) waits for this registration's entry, which waits for that lock: the
+    database breaks the circle by failing one of the two. A registration it fails is
+    tried once more, and then finds him entered.
     """
+    register = functools.partial(
+        _register,
+        tournament_id=tournament_id,
+        player=player,
+        now=now,
+        form=form,
+        ticket_id=ticket_id,
+        idempotency_key=idempotency_key,
+    )
+    try:
+        return register()
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) != DEADLOCK_DETECTED:
+            raise
+        return register()
+
+
+def _register(
+    *,
+    tournament_id: int,
+    player: "User",
+    now: datetime,
+    form: str | None,
+    ticket_id: int | None,
+    idempotency_key: str | None,
+) -> Receipt:
     key = _scoped_key(PurchaseKind.ENTRY, tournament_id, player, idempotency_key)
     _check_playing(player, now)
     try:
