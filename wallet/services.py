@@ -6,6 +6,12 @@ to hold what leaves it, the balances move with F() updates, and each leg leaves 
 Transfer and one audit row. A batch's idempotency keys make a retry return the first
 transfers and move nothing. The database's constraints are the backstop: a balance
 that may not go negative cannot (wallet.models).
+
+transfers_create does it all at once. A caller that must hold a busy lock for as
+little as possible (a registration, under its event's row lock) writes the rows
+first (transfers_journal) and moves the money under its lock (transfers_settle), in
+one transaction; the accounts' lock is FOR NO KEY UPDATE, which the new rows'
+foreign keys do not wait for.
 """
 
 from collections import defaultdict

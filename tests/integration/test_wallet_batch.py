@@ -30,6 +30,8 @@ from wallet.services import (
     deposit_create,
     house_account_spec,
     transfers_create,
+    transfers_journal,
+    transfers_settle,
     wallet_account_spec,
 )
 
@@ -259,6 +261,44 @@ def test_the_callers_audit_rows_are_written_with_the_transfers_and_not_on_a_refu
         list(rows.values_list("actor", "subject_type", "subject_id", "data"))
         == [(player.pk, "wallet.account", str(pool.pk), {"x": 1})] * 2
     )
+
+
+def test_journaled_transfers_move_their_money_when_settled(player, funded):
+    pool, fees = pool_and_fees()
+
+    with transaction.atomic():
+        journaled = transfers_journal(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="early", actor=player)
+        assert balances(funded, pool, fees) == [5000, 0, 0]  # written, not moved yet
+        transfers = transfers_settle(journaled)
+
+    assert [t.idempotency_key for t in transfers] == ["early:pool", "early:fee"]
+    assert balances(funded, pool, fees) == [3900, 1000, 100]
+    assert wallet_discrepancies() == []
+
+
+def test_journaled_transfers_short_of_funds_cannot_commit_without_their_money(player, funded):
+    pool, fees = pool_and_fees()
+    legs = entry_legs(funded, pool, fees, price=5000)
+
+    with transaction.atomic():
+        journaled = transfers_journal(legs=legs, idempotency_key_prefix="short", actor=player)
+        with pytest.raises(InsufficientFunds):
+            transfers_settle(journaled)
+        assert transaction.get_rollback()  # the block rolls back, its rows with it
+
+    assert not Transfer.objects.filter(idempotency_key__startswith="short").exists()
+    assert balances(funded, pool, fees) == [5000, 0, 0]
+    assert wallet_discrepancies() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_transfers_are_journaled_only_in_a_transaction(funded):
+    pool, fees = pool_and_fees()
+
+    with pytest.raises(WalletError, match="one transaction"):
+        transfers_journal(legs=entry_legs(funded, pool, fees), idempotency_key_prefix="alone")
+
+    assert not Transfer.objects.filter(idempotency_key__startswith="alone").exists()
 
 
 def test_the_database_refuses_a_negative_player_balance_behind_the_ledgers_back(funded):
