@@ -330,37 +330,56 @@ def _waiting_on_a_lock() -> bool:
         return cursor.fetchone()[0] > 0
 
 
+def register_while_the_lock_is_held(event, player, *, first=None, then=None) -> tuple[Outcome, dict[str, object]]:
+    """A registration of `player` while another transaction holds `event`'s lock: that
+    one takes the lock, calls `first` with the locked row, waits until the registration
+    waits for a lock, calls `then` and commits. The registration's outcome, and what
+    the holder saw: "waited", "committed", or the "error" that failed it."""
+    locked = threading.Event()
+    holder: dict[str, object] = {}
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                row = Tournament.objects.locked().get(pk=event.pk)
+                if first is not None:
+                    first(row)
+                locked.set()
+                deadline = time.monotonic() + WAIT
+                while not (waited := _waiting_on_a_lock()) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                holder["waited"] = waited
+                if then is not None:
+                    then()
+            holder["committed"] = True
+        except Exception as error:
+            holder["error"] = error
+        finally:
+            locked.set()
+            connection.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert locked.wait(WAIT)
+        (outcome,) = race([lambda: entry_register(tournament_id=event.pk, player=player, now=timezone.now())])
+    finally:
+        thread.join()
+    return outcome, holder
+
+
 def test_a_registration_that_waited_while_staff_raised_the_buy_in_is_refused_and_pays_nothing(event, rich):
     """A registration writes its entry and purchase at the terms it read, before the
     event's lock; if staff changed them meanwhile, it is refused, not charged the old
     price nor the new one without being asked."""
-    changed, waited = threading.Event(), threading.Event()
 
-    def raise_the_buy_in() -> None:
-        try:
-            with transaction.atomic():
-                locked = Tournament.objects.locked().get(pk=event.pk)
-                locked.buy_in = 2000
-                locked.save(update_fields=["buy_in"])
-                changed.set()
-                deadline = time.monotonic() + WAIT
-                while time.monotonic() < deadline:
-                    if _waiting_on_a_lock():
-                        waited.set()
-                        break
-                    time.sleep(0.01)
-        finally:
-            connection.close()
+    def raise_the_buy_in(locked) -> None:
+        locked.buy_in = 2000
+        locked.save(update_fields=["buy_in"])
 
-    staff = threading.Thread(target=raise_the_buy_in)
-    staff.start()
-    try:
-        assert changed.wait(WAIT)
-        (outcome,) = race([lambda: entry_register(tournament_id=event.pk, player=rich, now=timezone.now())])
-    finally:
-        staff.join()
+    outcome, staff = register_while_the_lock_is_held(event, rich, first=raise_the_buy_in)
 
-    assert waited.is_set()
+    assert staff == {"waited": True, "committed": True}
     assert refusals([outcome], {"terms_changed"}) == {"terms_changed": 1}
     assert "register again" in outcome.error.message
     assert not Entry.objects.filter(tournament=event).exists()
@@ -411,36 +430,14 @@ def test_a_seat_awarded_while_the_player_registers_himself_ends_in_one_entry_and
     registration, written before that lock, waits for it, and the award waits for the
     registration's entry: PostgreSQL breaks that circle by failing one of them. When
     it fails the registration, the registration is tried again and finds him entered."""
-    locked = threading.Event()
-    award: dict[str, object] = {}
-
-    def award_a_seat() -> None:
-        try:
-            with transaction.atomic():
-                Tournament.objects.locked().get(pk=event.pk)
-                locked.set()
-                deadline = time.monotonic() + WAIT
-                while not _waiting_on_a_lock() and time.monotonic() < deadline:
-                    time.sleep(0.01)
-                Entry.objects.create(tournament=event, player=rich, chips=event.starting_stack)
-            award["entered"] = True
-        except Exception as error:
-            award["error"] = error
-        finally:
-            connection.close()
-
-    seat = threading.Thread(target=award_a_seat)
-    seat.start()
-    try:
-        assert locked.wait(WAIT)
-        (outcome,) = race([lambda: entry_register(tournament_id=event.pk, player=rich, now=timezone.now())])
-    finally:
-        seat.join()
+    outcome, award = register_while_the_lock_is_held(
+        event, rich, then=lambda: Entry.objects.create(tournament=event, player=rich, chips=event.starting_stack)
+    )
 
     codes = refusals([outcome], {"already_registered"})
     assert len(Entry.objects.filter(tournament=event, player=rich, status=EntryStatus.ACTIVE)) == 1
     if codes:  # the registration lost: the award's entry stands, and nothing was paid
-        assert award == {"entered": True}
+        assert award == {"waited": True, "committed": True}
         assert account_get(wallet_account_spec(rich.pk, "EUR")).balance == 50_000
     else:  # the award lost (its own caller retries it): the registration stands, paid
         assert "error" in award

@@ -17,7 +17,7 @@ from tests.factories import BlindStructureFactory, TournamentFactory
 from tournaments.models import Entry, PaymentForm, PurchaseKind
 from tournaments.rules.pricing import EntryPrice
 from tournaments.services.entries import entry_register, entry_unregister
-from tournaments.services.purchases import purchase_create, purchases_refund
+from tournaments.services.purchases import purchase_record, purchase_settle, purchases_refund
 from wallet.audit import wallet_discrepancies
 from wallet.models import Account, AccountKind, Transfer, TransferReason
 from wallet.services import (
@@ -363,16 +363,18 @@ def test_an_entry_with_rebuys_is_refunded_in_one_batch(player, funded, django_as
     purchases = [entry.purchases.get()]
     for number in range(2):  # bought before the start, as the refund is made
         purchases.append(
-            purchase_create(
-                tournament=event,
-                entry=entry,
-                kind=PurchaseKind.REBUY,
-                form=PaymentForm.CASH,
-                price=EntryPrice(300, 30, 0),
-                chips=10_000,
-                idempotency_key=f"rebuy-{number}",
-                now=now,
-                actor=player,
+            purchase_settle(
+                purchase_record(
+                    tournament=event,
+                    entry=entry,
+                    kind=PurchaseKind.REBUY,
+                    form=PaymentForm.CASH,
+                    price=EntryPrice(300, 30, 0),
+                    chips=10_000,
+                    idempotency_key=f"rebuy-{number}",
+                    now=now,
+                    actor=player,
+                )
             )
         )
     event.refresh_from_db()

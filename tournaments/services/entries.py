@@ -52,7 +52,6 @@ from tournaments.services.floor import floor_seat_late
 from tournaments.services.purchases import (
     RecordedPurchase,
     entry_accounts,
-    purchase_create,
     purchase_record,
     purchase_settle,
     purchases_refund,
@@ -116,14 +115,14 @@ def entry_register_receipt(
     Everything that does not need the tournament's row lock is done before it: the
     event's terms read and the rules checked on them, the accounts read (and those
     missing created, entry_accounts), then in the transaction entry_record (the
-    entry, its purchase, the ledger's rows). Under
-    the lock: the rules again on the event as locked, its terms the same as those
-    the entry was written with (else a refusal: the player asked at the old price),
-    and entry_settle (the money moved through the ledger, which checks the balance
-    under the account's lock; the event's counts; a late entrant's seat). So the
-    lock, which every other registration of the event waits for, is held for the
-    money and the counts alone. A refusal rolls it all back; a player who holds an
-    entry is told so whatever else refuses.
+    entry, its purchase, the ledger's rows). Under the lock: the rules again on the
+    event as locked, its terms the same as those the entry was written with (else a
+    refusal: the player asked at the old price), and entry_settle (the money moved
+    through the ledger, which checks the balance under the account's lock; the
+    event's counts; a late entrant's seat). So the lock, which every other
+    registration of the event waits for, is held for the money and the counts
+    alone. A refusal rolls it all back; a player who holds an entry is told so
+    whatever else refuses.
 
     A retry with the same idempotency key returns the same entry, also when the two
     race: its key's purchase is looked for once the retry is refused (the player's
@@ -216,36 +215,6 @@ class RecordedEntry:
 
     entry: Entry
     purchase: RecordedPurchase
-
-
-def entry_create(
-    *,
-    tournament: Tournament,
-    player: "User",
-    now: datetime,
-    form: str,
-    idempotency_key: str | None = None,
-    ticket_id: int | None = None,
-    payer: AccountSpec | None = None,
-    won_in: Tournament | None = None,
-    accounts: Mapping[AccountSpec, Account] | None = None,
-) -> Receipt:
-    """A new entry of `player` in `tournament`, paid in `form`: entry_record, then
-    entry_settle. The caller holds the tournament's row lock and has checked that
-    the event takes the entry now, in that form (a satellite's seat). Records
-    TournamentChanged and EntryChanged."""
-    recorded = entry_record(
-        tournament=tournament,
-        player=player,
-        now=now,
-        form=form,
-        idempotency_key=idempotency_key,
-        ticket_id=ticket_id,
-        payer=payer,
-        won_in=won_in,
-        accounts=accounts,
-    )
-    return entry_settle(tournament, recorded, now=now)
 
 
 def entry_record(
@@ -476,17 +445,19 @@ def entry_chips_buy(
             price, chips = EntryPrice(tournament.rebuy_price, tournament.rebuy_fee, 0), tournament.rebuy_chips
         else:
             price, chips = EntryPrice(tournament.addon_price, tournament.addon_fee, 0), tournament.addon_chips
-        purchase = purchase_create(
-            tournament=tournament,
-            entry=entry,
-            kind=kind,
-            form=PaymentForm.FREE if price.total == 0 else PaymentForm.CASH,
-            price=price,
-            chips=chips,
-            idempotency_key=key or f"{kind}:{entry.pk}:{entry.rebuys if kind == PurchaseKind.REBUY else 0}",
-            now=now,
-            actor=player,
-            accounts=accounts,
+        purchase = purchase_settle(
+            purchase_record(
+                tournament=tournament,
+                entry=entry,
+                kind=kind,
+                form=PaymentForm.FREE if price.total == 0 else PaymentForm.CASH,
+                price=price,
+                chips=chips,
+                idempotency_key=key or f"{kind}:{entry.pk}:{entry.rebuys if kind == PurchaseKind.REBUY else 0}",
+                now=now,
+                actor=player,
+                accounts=accounts,
+            )
         )
         entry.chips += chips
         if kind == PurchaseKind.REBUY:

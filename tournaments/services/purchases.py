@@ -2,13 +2,14 @@
 and paid back exactly, in the form paid (rules 8, 9, 10).
 
 A purchase's plan names its movements between accounts (purchase_plan; a refund's,
-refund_plan); purchase_create records the purchase and pays it, purchases_refund
-reverses an entry's purchases in one batch of the ledger. The use cases that buy
+refund_plan); purchase_record records the purchase and its transfers,
+purchase_settle pays it, purchases_refund reverses an entry's purchases in one
+batch of the ledger. The use cases that buy
 (tournaments.services.entries: register, rebuy, add-on; satellites' seats) and
 those that refund (unregistration, cancellation) call these under the tournament's
-row lock; nothing here takes it. A registration records its purchase
-(purchase_record) before it takes the lock and settles it (purchase_settle) under
-it, so that the lock is held for the money alone.
+row lock (purchase_settle and purchases_refund under it; a registration records
+its purchase before it takes the lock, so that the lock is held for the money
+alone); nothing here takes it.
 """
 
 from collections.abc import Iterable, Mapping
@@ -65,43 +66,6 @@ class RecordedPurchase:
 
     purchase: Purchase
     journaled: Journaled
-
-
-def purchase_create(
-    *,
-    tournament: Tournament,
-    entry: Entry,
-    kind: str,
-    form: str,
-    price: EntryPrice,
-    chips: int,
-    idempotency_key: str,
-    now: datetime,
-    actor: "User",
-    ticket_id: int | None = None,
-    payer: AccountSpec | None = None,
-    accounts: Mapping[AccountSpec, Account] | None = None,
-    audit: Iterable[AuditRecord] = (),
-) -> Purchase:
-    """The purchase, paid through the ledger: purchase_record, then purchase_settle.
-    The caller holds the tournament's row lock."""
-    return purchase_settle(
-        purchase_record(
-            tournament=tournament,
-            entry=entry,
-            kind=kind,
-            form=form,
-            price=price,
-            chips=chips,
-            idempotency_key=idempotency_key,
-            now=now,
-            actor=actor,
-            ticket_id=ticket_id,
-            payer=payer,
-            accounts=accounts,
-            audit=audit,
-        )
-    )
 
 
 def purchase_record(

@@ -28,7 +28,7 @@ from tournaments.models import ENTERED, Entry, PaymentForm, Status, Tournament
 from tournaments.rules.payouts import PrizeStructure, payout_table, prize_pool
 from tournaments.rules.registration import LIVE_BEFORE_START
 from tournaments.selectors.entries import entry_refusal
-from tournaments.services.entries import entry_create
+from tournaments.services.entries import entry_record, entry_settle
 from tournaments.services.prizes import prize_pool_fund, prize_pool_spec
 from tournaments.services.refusals import refuse
 from wallet.models import Account, TransferReason
@@ -209,9 +209,10 @@ class _Seating:
         return self._entry(player)
 
     def _entry(self, player: "User") -> dict[str, int]:
-        """An entry in the target, made as a registration makes it (entry_create: a late
-        entrant seated at a table), paid as a satellite seat from the satellite's pool."""
-        receipt = entry_create(
+        """An entry in the target, made as a registration makes it (entry_record and,
+        under the target's lock already held, entry_settle: a late entrant seated at a
+        table), paid as a satellite seat from the satellite's pool."""
+        recorded = entry_record(
             tournament=self.target,
             player=player,
             now=self.now,
@@ -220,6 +221,7 @@ class _Seating:
             payer=account_spec(self.pool_account),
             won_in=self.satellite,
         )
+        receipt = entry_settle(self.target, recorded, now=self.now)
         return {"player": player.pk, "entry": receipt.entry.pk}
 
     def _ticket(self, player: "User") -> dict[str, int]:
